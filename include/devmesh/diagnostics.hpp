@@ -1,0 +1,133 @@
+// devmesh/diagnostics.hpp: every misuse devmesh can detect, in one place.
+//
+// Compile time: each misuse is a class template in devmesh::error whose template
+// arguments carry the offending dim (as boost::hana::string<'p','p'>) and the dims that
+// exist. Instantiating it fires a static_assert whose message starts with "devmesh:";
+// g++, clang and nvcc all print the class with its arguments next to the message, which
+// is how a C++20 literal message gets to "name the offending dim".
+//
+// Run time: the same checks on dynamic sizes throw devmesh::mesh_error with the same
+// message text plus the values involved.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+#include "config.hpp"
+
+// The message texts, shared by static_assert (needs a literal) and exceptions.
+#define DEVMESH_MSG_UNKNOWN_DIM \
+  "devmesh: unknown dim: no dim of this mesh has this name (the name and the dims that exist are the arguments of error::unknown_dim<name, existing_dims<...>>)"
+#define DEVMESH_MSG_DUPLICATE_DIM \
+  "devmesh: duplicate dim name: every dim of a mesh needs its own name (see error::duplicate_dim_name<name, dims<...>>)"
+#define DEVMESH_MSG_REPEATED_IN_SLICE \
+  "devmesh: the same dim is named twice in one slice or group (see error::dim_repeated<name, requested<...>>)"
+#define DEVMESH_MSG_SLICE_OVERLAP \
+  "devmesh: a slice or group names an alias together with one of its own dims (see error::dims_overlap<alias, dim, requested<...>>)"
+#define DEVMESH_MSG_FLATTEN_OVERLAP \
+  "devmesh: a flatten names a dim twice, or an alias together with one of its own dims (see error::flatten_overlaps_itself<alias, dim, flattened<...>>)"
+#define DEVMESH_MSG_NAME_TAKEN \
+  "devmesh: the new dim name is already taken by a dim of this mesh (see error::name_taken<name, existing_dims<...>>)"
+#define DEVMESH_MSG_UNFLATTEN_PRODUCT \
+  "devmesh: unflatten: the product of the new dims' sizes differs from the size of the dim being split (see error::unflatten_product_mismatch<dim, dim_size, product>)"
+#define DEVMESH_MSG_UNFLATTEN_SPLIT \
+  "devmesh: unflatten: the new sizes do not split the modes of this flattened dim (a new dim would straddle two of its dims without dividing them); see error::unflatten_not_divisible<dim, size>"
+#define DEVMESH_MSG_UNFLATTEN_DYNAMIC_FLAT \
+  "devmesh: unflatten of a flattened (multi-mode) dim needs static sizes (see error::unflatten_needs_static_sizes<dim>)"
+#define DEVMESH_MSG_UNFLATTEN_TWO_DYNAMIC \
+  "devmesh: unflatten: at most one new dim may have a dynamic size; it is inferred (see error::unflatten_two_dynamic<dim>)"
+#define DEVMESH_MSG_UNFLATTEN_EMPTY \
+  "devmesh: unflatten needs at least one new dim (see error::unflatten_without_dims<dim>)"
+#define DEVMESH_MSG_NON_POSITIVE \
+  "devmesh: a dim size must be positive, or devmesh::dynamic_size (see error::non_positive_size<name, size>)"
+#define DEVMESH_MSG_EMPTY_NAME \
+  "devmesh: a dim name must not be empty (see error::empty_dim_name<position>)"
+#define DEVMESH_MSG_NO_DIMS "devmesh: a mesh needs at least one dim (see error::mesh_without_dims<dims<>>)"
+#define DEVMESH_MSG_EMPTY_SLICE "devmesh: slice<>() needs at least one dim name (see error::slice_without_dims<existing_dims<...>>)"
+#define DEVMESH_MSG_OVERFLOW \
+  "devmesh: the mesh has more ranks than an int can count (see error::size_overflow<dims<...>>)"
+#define DEVMESH_MSG_SIZE_COUNT \
+  "devmesh: wrong number of sizes: pass one size per dynamic dim, or one per dim (see error::wrong_size_count<given, dynamic_dims, dims>)"
+#define DEVMESH_MSG_FOR_WORLD_AMBIGUOUS \
+  "devmesh: for_world() can infer at most one dynamic dim; pass the sizes to the constructor instead (see error::for_world_ambiguous<dynamic dims<...>>)"
+#define DEVMESH_MSG_RANK_RANGE "devmesh: rank out of range"
+#define DEVMESH_MSG_COORD_RANGE "devmesh: coordinate out of range"
+#define DEVMESH_MSG_STATIC_SIZE_MISMATCH "devmesh: a size given for a static dim differs from its static size"
+#define DEVMESH_MSG_WORLD_MISMATCH "devmesh: the mesh does not fit the world size"
+
+namespace devmesh {
+
+/// Thrown for every run-time misuse of a mesh (bad dynamic size, rank out of range, ...).
+/// what() starts with "devmesh:" and carries the values involved.
+class mesh_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+template <class...>
+inline constexpr bool always_false = false;
+
+/// Type-level lists printed inside diagnostics.
+template <class... Names>
+struct existing_dims {};
+template <class... Names>
+struct dims {};
+template <class... Names>
+struct requested {};
+template <class... Names>
+struct flattened {};
+template <int V>
+struct size_value {};
+
+namespace error {
+// Each template fires its static_assert when instantiated. Their arguments are the message.
+template <class Name, class Existing>
+struct unknown_dim { static_assert(always_false<Name>, DEVMESH_MSG_UNKNOWN_DIM); };
+template <class Name, class Dims>
+struct duplicate_dim_name { static_assert(always_false<Name>, DEVMESH_MSG_DUPLICATE_DIM); };
+template <class Name, class Requested>
+struct dim_repeated { static_assert(always_false<Name>, DEVMESH_MSG_REPEATED_IN_SLICE); };
+template <class Alias, class Dim, class Requested>
+struct dims_overlap { static_assert(always_false<Alias>, DEVMESH_MSG_SLICE_OVERLAP); };
+template <class Alias, class Dim, class Flattened>
+struct flatten_overlaps_itself { static_assert(always_false<Alias>, DEVMESH_MSG_FLATTEN_OVERLAP); };
+template <class Name, class Existing>
+struct name_taken { static_assert(always_false<Name>, DEVMESH_MSG_NAME_TAKEN); };
+template <class Dim, class DimSize, class Product>
+struct unflatten_product_mismatch { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_PRODUCT); };
+template <class Dim, class Size>
+struct unflatten_not_divisible { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_SPLIT); };
+template <class Dim>
+struct unflatten_needs_static_sizes { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_DYNAMIC_FLAT); };
+template <class Dim>
+struct unflatten_two_dynamic { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_TWO_DYNAMIC); };
+template <class Dim>
+struct unflatten_without_dims { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_EMPTY); };
+template <class Name, class Size>
+struct non_positive_size { static_assert(always_false<Name>, DEVMESH_MSG_NON_POSITIVE); };
+template <class Position>
+struct empty_dim_name { static_assert(always_false<Position>, DEVMESH_MSG_EMPTY_NAME); };
+template <class Dims>
+struct mesh_without_dims { static_assert(always_false<Dims>, DEVMESH_MSG_NO_DIMS); };
+template <class Existing>
+struct slice_without_dims { static_assert(always_false<Existing>, DEVMESH_MSG_EMPTY_SLICE); };
+template <class Dims>
+struct size_overflow { static_assert(always_false<Dims>, DEVMESH_MSG_OVERFLOW); };
+template <class Given, class Dynamic, class All>
+struct wrong_size_count { static_assert(always_false<Given>, DEVMESH_MSG_SIZE_COUNT); };
+template <class DynamicDims>
+struct for_world_ambiguous { static_assert(always_false<DynamicDims>, DEVMESH_MSG_FOR_WORLD_AMBIGUOUS); };
+}  // namespace error
+
+namespace detail {
+/// Instantiates Error (firing its static_assert) when Ok is false; a no-op otherwise.
+template <bool Ok, class Error>
+constexpr void require() {
+  if constexpr (!Ok) (void)sizeof(Error);
+}
+
+/// Run-time counterpart: not constexpr on purpose, so that reaching it inside a constant
+/// expression is a compile error that names it (rank or coordinate out of range).
+[[noreturn]] inline void throw_mesh_error(const std::string& what) { throw mesh_error(what); }
+}  // namespace detail
+
+}  // namespace devmesh

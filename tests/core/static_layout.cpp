@@ -1,0 +1,85 @@
+// Compile-time layout: every query of a fully static mesh is a constant expression.
+// Built by g++ and clang (host) and nvcc (with a kernel that uses the layout).
+#include <devmesh/devmesh.hpp>
+
+#include <algorithm>
+#include <array>
+#include <ranges>
+#include <type_traits>
+
+namespace dm = devmesh;
+using namespace dm::literals;
+
+namespace {
+using mesh3d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>>;
+constexpr mesh3d m{};
+
+// The contract from the core issue, verbatim.
+static_assert(mesh3d::ndim == 3 && m.size() == 8 && m.size<"tp">() == 2);
+static_assert(m.coordinate(5) == std::array{1, 0, 1});
+static_assert(m.rank_at({1, 1, 0}) == 6);
+static_assert(m.local_rank<"cp">(6) == 1);
+static_assert(std::ranges::equal(m.group<"tp">(5), std::array{4, 5}));
+static_assert(std::ranges::equal(m.group<"dp", "cp">(1), std::array{1, 3, 5, 7}));
+static_assert(std::is_empty_v<mesh3d>);
+static_assert(std::ranges::random_access_range<decltype(m.group<"tp">(0))>);
+static_assert(std::ranges::sized_range<decltype(m.group<"tp">(0))>);
+
+// Transposed order: same members, rank order follows the names given.
+static_assert(std::ranges::equal(m.group<"cp", "dp">(1), std::array{1, 5, 3, 7}));
+// Split arguments: color = first rank of the group, key = index in it.
+static_assert(m.comm_split<"tp">(5) == dm::split_args{4, 1});
+static_assert(m.comm_split<"cp", "dp">(7) == dm::split_args{1, 3});
+
+// Slices.
+constexpr auto s = m.slice<"dp", "cp">();
+static_assert(decltype(s)::ndim == 2 && s.size() == 4 && s.shape() == std::array{2, 2});
+static_assert(std::ranges::equal(s.group(3), std::array{1, 3, 5, 7}));
+static_assert(s.coordinate(6) == std::array{1, 1});
+static_assert(s.rank_at({1, 0}, 3) == 5);
+constexpr auto tp = m["tp"_dim];
+static_assert(decltype(tp)::ndim == 1 && tp.size() == 2);
+
+// Flatten into an alias, adjacent and not; slice the alias with other dims.
+constexpr auto f = m.flatten<"dp_cp", "dp", "cp">();
+static_assert(f.size<"dp_cp">() == 4 && decltype(f)::ndim == 3 && f.size() == 8);
+static_assert(std::ranges::equal(f.group<"dp_cp">(1), std::array{1, 3, 5, 7}));
+static_assert(std::ranges::equal(f.slice<"dp_cp", "tp">().group(2), std::array{0, 1, 2, 3, 4, 5, 6, 7}));
+constexpr auto dt = m.flatten<"dp_tp", "dp", "tp">();
+static_assert(std::ranges::equal(dt.group<"dp_tp">(0), std::array{0, 1, 4, 5}));
+static_assert(std::ranges::equal(dt.group<"dp_tp">(7), std::array{2, 3, 6, 7}));
+
+// Whole-mesh flatten (PyTorch _flatten): 1-D; the old dims stay reachable as aliases.
+constexpr auto f1 = s.flatten<"dp_cp">();
+static_assert(decltype(f1)::ndim == 1 && f1.size() == 4);
+static_assert(std::ranges::equal(f1.group(1), std::array{1, 3, 5, 7}));
+static_assert(std::ranges::equal(f1.group<"dp">(1), std::array{1, 5}));
+
+// Unflatten.
+using mesh2d = dm::mesh<dm::dim<"dp", 4>, dm::dim<"tp", 2>>;
+constexpr auto u = mesh2d{}.unflatten<"dp", dm::dim<"dp_rep", 2>, dm::dim<"dp_shard", 2>>();
+static_assert(decltype(u)::ndim == 3 && u.shape() == std::array{2, 2, 2});
+static_assert(std::ranges::equal(u.group<"dp_shard">(0), std::array{0, 2}));
+static_assert(std::ranges::equal(u.group<"dp_rep">(0), std::array{0, 4}));
+// Unflatten a flattened dim (non-adjacent atoms): (dp, tp) -> (a=2, b=2).
+constexpr auto fu = dt.slice<"dp_tp">().unflatten<"dp_tp", dm::dim<"a", 2>, dm::dim<"b", 2>>();
+static_assert(std::ranges::equal(fu.group<"a">(0), std::array{0, 4}));
+static_assert(std::ranges::equal(fu.group<"b">(0), std::array{0, 1}));
+// Unflatten that cuts an atom: a flattened 4x2 dim into (2, 4).
+using mesh42 = dm::mesh<dm::dim<"x", 4>, dm::dim<"y", 2>>;
+constexpr auto cut = mesh42{}.flatten<"xy">().unflatten<"xy", dm::dim<"hi", 2>, dm::dim<"lo", 4>>();
+static_assert(std::ranges::equal(cut.group<"lo">(0), std::array{0, 1, 2, 3}));
+static_assert(std::ranges::equal(cut.group<"hi">(1), std::array{1, 5}));
+
+}  // namespace
+
+#if defined(__CUDACC__)
+// The layout in device code: coordinates and groups inside a kernel.
+__global__ void layout_kernel(int* out) {
+  constexpr mesh3d mm{};
+  const int r = static_cast<int>(threadIdx.x);
+  out[r] = mm.local_rank<"tp">(r) + 10 * mm.group<"dp", "cp">(r)[1] + 100 * mm.coordinate(r)[0];
+}
+#endif
+
+int main() { return 0; }
