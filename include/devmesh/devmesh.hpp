@@ -1,6 +1,7 @@
 // devmesh/devmesh.hpp: the one header a user includes.
 #pragma once
 #include "config.hpp"
+#include "backend.hpp"
 #include "diagnostics.hpp"
 #include "dim.hpp"
 #include "fixed_string.hpp"

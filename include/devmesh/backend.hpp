@@ -1,0 +1,60 @@
+// devmesh/backend.hpp: what a communicator backend must provide (dm::mpi, dm::nccl).
+//
+// device_mesh<Layout, Comm> is written against this concept only. A backend wraps one
+// native communicator (MPI_Comm, ncclComm_t) with RAII and exposes: its rank and size, a
+// collective split by (color, key), a host-memory all-gather of bytes for the mesh-wide
+// consistency check, an abort for failure paths, and typed collectives.
+#pragma once
+#include <concepts>
+#include <cstddef>
+#include <string>
+
+#include "config.hpp"
+
+namespace devmesh {
+
+/// Reduction operators of the typed collectives.
+enum class op { sum, prod, min, max, avg };
+
+/// Name of a reduction operator, for messages.
+constexpr const char* op_name(op o) {
+  switch (o) {
+    case op::sum: return "sum";
+    case op::prod: return "prod";
+    case op::min: return "min";
+    case op::max: return "max";
+    case op::avg: return "avg";
+  }
+  return "?";
+}
+
+/// Stream argument of backends that have none (MPI): collectives take it and ignore it.
+struct no_stream {};
+
+/// Color passed to split() by ranks that belong to no group of the split (meshes smaller
+/// than the world): they get an invalid communicator back.
+inline constexpr int no_color = -1;
+
+/// A communicator backend. C is move-only and owns its native handle (or not, see
+/// adopt/borrow in each backend). rank()/size() are of this communicator.
+template <class C>
+concept communicator = std::movable<C> && requires(C& c, const C& cc, int color, int key,
+                                                   const typename C::options_type& opts,
+                                                   const void* in, void* out, std::size_t n) {
+  typename C::native_type;
+  typename C::options_type;   // per-communicator creation options (NCCL config, MPI info)
+  typename C::stream_type;    // cudaStream_t for NCCL, no_stream for MPI
+  { cc.valid() } -> std::same_as<bool>;
+  { cc.rank() } -> std::same_as<int>;
+  { cc.size() } -> std::same_as<int>;
+  { cc.native() } -> std::same_as<typename C::native_type>;
+  // Collective over cc: every rank of cc calls it. color == no_color: no group, invalid C.
+  { cc.split(color, key, opts) } -> std::same_as<C>;
+  // Collective over cc: n bytes from every rank, gathered in rank order into out (host memory).
+  { cc.all_gather_bytes(in, out, n) } -> std::same_as<void>;
+  // Best-effort abort of this communicator's pending work; never throws.
+  { c.abort() } noexcept;
+  { C::backend_name() } -> std::convertible_to<const char*>;
+};
+
+}  // namespace devmesh
