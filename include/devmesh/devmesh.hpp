@@ -10,3 +10,15 @@
 #include "names.hpp"
 #include "print.hpp"
 #include "structure.hpp"
+
+// Backends: pulled in when their CMake target (devmesh::mpi, devmesh::nccl) is linked, or
+// when the user defines the macro.
+#if defined(DEVMESH_WITH_MPI)
+#include "mpi.hpp"
+#endif
+#if defined(DEVMESH_WITH_NCCL)
+#include "nccl.hpp"
+#endif
+#if defined(DEVMESH_WITH_MPI) || defined(DEVMESH_WITH_NCCL)
+#include "device_mesh.hpp"
+#endif
