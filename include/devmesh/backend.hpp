@@ -55,6 +55,27 @@ concept communicator = std::movable<C> && requires(C& c, const C& cc, int color,
   // Best-effort abort of this communicator's pending work; never throws.
   { c.abort() } noexcept;
   { C::backend_name() } -> std::convertible_to<const char*>;
+  // Batching of calls across communicators (ncclGroupStart/End; no-ops for MPI).
+  { C::group_start() } -> std::same_as<void>;
+  { C::group_end() } -> std::same_as<void>;
 };
+
+/// Typed collectives every backend provides, as member templates (checked where used; a
+/// concept cannot quantify over T). T must map to a native datatype at compile time, or the
+/// call is a static_assert naming T. Counts are elements. send == recv means in place.
+/// `peer`/`dest`/`source` are ranks of this communicator; -1 means none (MPI_PROC_NULL).
+///
+///   template <class T> void all_reduce(const T* send, T* recv, std::size_t count, op, stream_type) const;
+///   template <class T> void reduce(const T* send, T* recv, std::size_t count, op, int root, stream_type) const;
+///   template <class T> void broadcast(T* buf, std::size_t count, int root, stream_type) const;
+///   template <class T> void all_gather(const T* send, T* recv, std::size_t send_count, stream_type) const;
+///   template <class T> void reduce_scatter(const T* send, T* recv, std::size_t recv_count, op, stream_type) const;
+///   template <class T> void all_to_all(const T* send, T* recv, std::size_t count_per_rank, stream_type) const;
+///   void barrier(stream_type) const;
+///   template <class T> void sendrecv(const T* send, std::size_t send_count, int dest,
+///                                    T* recv, std::size_t recv_count, int source, stream_type) const;
+///
+/// device_mesh adds the checks that need the mesh (buffer sizes divisible by the dim size,
+/// roots in range) and forwards to these.
 
 }  // namespace devmesh
