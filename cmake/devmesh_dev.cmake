@@ -25,3 +25,17 @@ endif()
 # tests that run under both.
 find_program(DEVMESH_CLANGXX NAMES clang++ clang++-14)
 find_program(DEVMESH_GXX NAMES g++ g++-12)
+
+# devmesh_add_mpi_test(<name> <nprocs> <command> [args...]): a ctest test run under mpirun,
+# with --oversubscribe (2 cores here run 8 ranks) and --allow-run-as-root when root.
+function(devmesh_add_mpi_test name np)
+  if(NOT MPIEXEC_EXECUTABLE)
+    find_package(MPI COMPONENTS CXX)
+  endif()
+  set(extra --oversubscribe)
+  if(DEFINED ENV{USER} AND "$ENV{USER}" STREQUAL "root" OR EXISTS "/.dockerenv" OR "$ENV{HOME}" STREQUAL "/root")
+    list(APPEND extra --allow-run-as-root)
+  endif()
+  add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${extra} ${ARGN})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 120 PROCESSORS 2 LABELS mpi)
+endfunction()
