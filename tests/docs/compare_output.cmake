@@ -1,0 +1,10 @@
+# Runs EXE and fails unless its standard output equals the file EXPECTED.
+execute_process(COMMAND ${EXE} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${EXE} exited with ${rc}")
+endif()
+file(READ ${EXPECTED} expected)
+if(NOT out STREQUAL expected)
+  message(FATAL_ERROR "${EXPECTED} is stale: run docs/figures/generate and commit the result")
+endif()
+message(STATUS "figure is current")
