@@ -53,6 +53,8 @@
 #define DEVMESH_MSG_COORD_RANGE "devmesh: coordinate out of range"
 #define DEVMESH_MSG_STATIC_SIZE_MISMATCH "devmesh: a size given for a static dim differs from its static size"
 #define DEVMESH_MSG_WORLD_MISMATCH "devmesh: the mesh does not fit the world size"
+#define DEVMESH_MSG_UNSUPPORTED_TYPE \
+  "devmesh: this element type has no datatype in this communicator backend (see error::unsupported_element_type<type, backend>)"
 
 namespace devmesh {
 
@@ -61,6 +63,13 @@ namespace devmesh {
 class mesh_error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
+};
+
+/// Thrown when a communicator backend call fails (MPI error, NCCL error, timeout, ...).
+/// what() starts with "devmesh:" and carries the backend's own error string.
+class comm_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 template <class...>
@@ -116,6 +125,8 @@ template <class Given, class Dynamic, class All>
 struct wrong_size_count { static_assert(always_false<Given>, DEVMESH_MSG_SIZE_COUNT); };
 template <class DynamicDims>
 struct for_world_ambiguous { static_assert(always_false<DynamicDims>, DEVMESH_MSG_FOR_WORLD_AMBIGUOUS); };
+template <class T, class Backend>
+struct unsupported_element_type { static_assert(always_false<T>, DEVMESH_MSG_UNSUPPORTED_TYPE); };
 }  // namespace error
 
 namespace detail {
