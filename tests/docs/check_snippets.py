@@ -2,7 +2,8 @@
 """Compiles every ```cpp block of README.md and docs/*.md, so that docs cannot go stale.
 
 Each block is compiled as one translation unit after a prelude (the umbrella header, the
-standard headers a snippet may use, `namespace dm = devmesh;` and the literals). A block
+standard headers a snippet may use, `namespace dm = devmesh;` and the literals) and after the
+earlier blocks of the same page that have no `main` (a page reads as one program). A block
 that uses the MPI or NCCL backend is compiled with that backend switched on. Compile only
 (-fsyntax-only): running is the examples' job.
 """
@@ -23,7 +24,6 @@ PRELUDE = """#include <devmesh/devmesh.hpp>
 #include <vector>
 namespace dm = devmesh;
 using namespace dm::literals;
-#line 1 "{origin}"
 """
 
 
@@ -42,13 +42,14 @@ def main():
     failures, count = 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         for path in files:
+            rel = os.path.relpath(path, root)
+            context = ""
             for line, code in blocks(path):
                 count += 1
-                rel = os.path.relpath(path, root)
                 origin = f"{rel}:{line}"
                 src = os.path.join(tmp, f"snippet{count}.cpp")
                 with open(src, "w") as f:
-                    f.write(PRELUDE.replace("{origin}", rel).replace("#line 1", f"#line {line}") + code)
+                    f.write(PRELUDE + context + f'#line {line} "{rel}"\n' + code)
                 cmd = [cxx, "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Wno-unused-variable",
                        "-Wno-unused-but-set-variable", f"-I{root}/include", f"-I{boost_inc}"]
                 if "dm::mpi" in code or "dm::nccl" in code or "init_device_mesh" in code:
@@ -61,6 +62,8 @@ def main():
                     print(f"FAILED: snippet at {origin}\n{res.stderr[:4000]}")
                 else:
                     print(f"ok: {origin}")
+                if "int main(" not in code:
+                    context += f'#line {line} "{rel}"\n' + code
     print(f"{count - failures} passed, {failures} failed")
     return 1 if failures or count == 0 else 0
 
