@@ -1,0 +1,55 @@
+# Configures, builds and runs one consumer project with the CMake and compilers of the
+# enclosing build: cmake -DSOURCE=<consumer> -DBUILD=<dir> [-DARGS=a;b] [-DRUN=exe]
+#   [-DEXPECT=regex] [-DTESTS=n] -P run_consumer.cmake
+# With -DINSTALL_PREFIX=<dir> instead, it installs devmesh (SOURCE) to that prefix.
+# TESTS: the exact number of tests the consumer's ctest must list (devmesh's own tests
+# must not leak into a consumer).
+cmake_minimum_required(VERSION 3.25)
+foreach(v SOURCE BUILD)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "run_consumer.cmake: ${v} is required")
+  endif()
+endforeach()
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " cmd "${ARGN}")
+    message(FATAL_ERROR "devmesh package test: '${cmd}' failed (${rc}):\n${out}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE "${BUILD}")
+set(config --no-warn-unused-cli -S "${SOURCE}" -B "${BUILD}" -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=Release ${ARGS})
+if(DEFINED INSTALL_PREFIX)
+  run("${CMAKE_COMMAND}" ${config} -DCMAKE_INSTALL_PREFIX=${INSTALL_PREFIX}
+      -DDEVMESH_BUILD_TESTS=OFF -DDEVMESH_BUILD_EXAMPLES=OFF -DDEVMESH_BUILD_BENCH=OFF)
+  file(REMOVE_RECURSE "${INSTALL_PREFIX}")
+  run("${CMAKE_COMMAND}" --install "${BUILD}")
+  foreach(f include/devmesh/devmesh.hpp include/devmesh/mesh.hpp lib/cmake/devmesh/devmesh-config.cmake
+            lib/cmake/devmesh/devmesh-config-version.cmake lib/cmake/devmesh/devmesh-targets.cmake)
+    if(NOT EXISTS "${INSTALL_PREFIX}/${f}")
+      message(FATAL_ERROR "devmesh package test: the install lacks ${f}")
+    endif()
+  endforeach()
+  message(STATUS "devmesh installed to ${INSTALL_PREFIX}")
+  return()
+endif()
+
+run("${CMAKE_COMMAND}" ${config})
+message(STATUS "configure:\n${out}")
+run("${CMAKE_COMMAND}" --build "${BUILD}" -j 2)
+if(DEFINED TESTS)
+  run("${CMAKE_CTEST_COMMAND}" --test-dir "${BUILD}" -N)
+  if(NOT out MATCHES "Total Tests: ${TESTS}\n")
+    message(FATAL_ERROR "devmesh package test: the consumer should list ${TESTS} test(s):\n${out}")
+  endif()
+endif()
+if(DEFINED RUN)
+  run("${BUILD}/${RUN}")
+  message(STATUS "${RUN}: ${out}")
+  if(DEFINED EXPECT AND NOT out MATCHES "${EXPECT}")
+    message(FATAL_ERROR "devmesh package test: ${RUN}'s output does not match '${EXPECT}'")
+  endif()
+endif()
