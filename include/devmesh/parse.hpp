@@ -1,0 +1,288 @@
+// devmesh/parse.hpp: mesh sizes from a user's string ("replicate=2,shard=4"), from the
+// environment (DEVMESH_SHAPE) or from the command line (--mesh ...), into a dynamic mesh.
+//
+// The input is hostile: it comes from job scripts and users, so every malformed spec is
+// rejected with a devmesh::mesh_error naming the dim and quoting the input, never UB.
+// Grammar (docs/parse.md):
+//   spec  := entry (',' entry)*          every dim of the mesh exactly once, any order
+//   entry := name '=' size
+//   size  := [1-9][0-9]*                 plain decimal, fits in int
+//          | '*' | 'auto' | '-1'         at most one dim: inferred from the world size
+// Spaces and tabs around names, '=', sizes and ',' are ignored; any other byte that is
+// not part of a name or size is an error.
+#pragma once
+#include <array>
+#include <climits>
+#include <cstdlib>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+
+#include "diagnostics.hpp"
+#include "mesh.hpp"
+
+namespace devmesh {
+
+namespace detail {
+
+template <class M>
+struct parsed_mesh_traits {
+  static_assert(always_false<M>, "devmesh: parse_mesh needs a root mesh type, devmesh::mesh<dim<...>...>");
+};
+template <dim_spec... D>
+struct parsed_mesh_traits<mesh<D...>> {
+  static constexpr std::array<int, sizeof...(D)> static_sizes{D::size...};
+};
+
+/// The input as it may appear in a message: printable ASCII kept, other bytes as \xNN,
+/// cut after 64 bytes (hostile input must not flood or corrupt a log).
+inline std::string quote_input(std::string_view s) {
+  constexpr std::size_t limit = 64;
+  constexpr char hex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (std::size_t i = 0; i < s.size() && i < limit; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  out += '"';
+  if (s.size() > limit) out += "... (" + std::to_string(s.size()) + " bytes)";
+  return out;
+}
+
+inline std::string_view trim_blanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+inline std::string list_names(std::span<const std::string_view> names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + std::string(names[i]);
+  return out;
+}
+
+/// Marks a size to be inferred from the world size.
+inline constexpr int inferred_size = 0;
+
+/// Parses `spec` into one size per dim (dim order) in `out`. `names` are the dims,
+/// `static_sizes` their static sizes (or dynamic_size); world < 0: no world size given.
+/// Not a template: the fuzzer drives it with arbitrary names, too.
+inline void parse_sizes(std::string_view spec, std::span<const std::string_view> names,
+                        std::span<const int> static_sizes, int world, std::span<int> out) {
+  const auto fail = [&](const std::string& what) {
+    throw_mesh_error(what + " (in mesh spec " + quote_input(spec) + "; expected name=size,... for dims " +
+                     list_names(names) + ")");
+  };
+  const auto dim_q = [&](int d) { return "'" + std::string(names[static_cast<std::size_t>(d)]) + "'"; };
+  const int n = static_cast<int>(names.size());
+  for (int d = 0; d < n; ++d) out[static_cast<std::size_t>(d)] = -1;  // -1: not given
+  if (trim_blanks(spec).empty()) fail("devmesh: empty mesh spec");
+
+  int entry_no = 0;
+  for (std::string_view rest = spec;;) {
+    const auto comma = rest.find(',');
+    const std::string_view entry = trim_blanks(rest.substr(0, comma));
+    ++entry_no;
+    if (entry.empty())
+      fail("devmesh: mesh spec entry " + std::to_string(entry_no) + " is empty (a stray ',')");
+    const auto eq = entry.find('=');
+    if (eq == std::string_view::npos)
+      fail("devmesh: mesh spec entry " + quote_input(entry) + " is not name=size");
+    const std::string_view name = trim_blanks(entry.substr(0, eq));
+    const std::string_view value = trim_blanks(entry.substr(eq + 1));
+    if (name.empty()) fail("devmesh: mesh spec entry " + quote_input(entry) + " has no dim name before '='");
+    int d = 0;
+    while (d < n && names[static_cast<std::size_t>(d)] != name) ++d;
+    if (d == n) fail("devmesh: unknown dim " + quote_input(name) + " in mesh spec; the dims are " + list_names(names));
+    int& size = out[static_cast<std::size_t>(d)];
+    if (size != -1) fail("devmesh: dim " + dim_q(d) + " is given twice in mesh spec");
+    if (value.empty()) fail("devmesh: dim " + dim_q(d) + " has no size after '='");
+
+    if (value == "*" || value == "auto" || value == "-1") {
+      size = inferred_size;
+    } else {
+      const bool negative = value.front() == '-';
+      const std::string_view digits = negative ? value.substr(1) : value;
+      bool all_digits = !digits.empty();
+      for (char c : digits) all_digits = all_digits && c >= '0' && c <= '9';
+      if (!all_digits)
+        fail("devmesh: size " + quote_input(value) + " of dim " + dim_q(d) +
+             " is not a decimal number (digits only; '*', 'auto' or '-1' to infer it)");
+      if (negative) fail("devmesh: size " + quote_input(value) + " of dim " + dim_q(d) + " is negative");
+      if (digits.size() > 1 && digits.front() == '0')
+        fail("devmesh: size " + quote_input(value) + " of dim " + dim_q(d) + " has a leading zero");
+      long long v = 0;
+      for (char c : digits) {
+        v = v * 10 + (c - '0');
+        if (v > INT_MAX)
+          fail("devmesh: size " + quote_input(value) + " of dim " + dim_q(d) + " does not fit in an int (max " +
+               std::to_string(INT_MAX) + ")");
+      }
+      if (v == 0) fail("devmesh: size 0 of dim " + dim_q(d) + ": a dim size must be positive");
+      size = static_cast<int>(v);
+    }
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+
+  std::string missing;
+  for (int d = 0; d < n; ++d)
+    if (out[static_cast<std::size_t>(d)] == -1) missing += (missing.empty() ? "" : ", ") + dim_q(d);
+  if (!missing.empty()) fail("devmesh: mesh spec lacks dim(s) " + missing + ": every dim needs a size");
+
+  int infer = -1;
+  long long known = 1;
+  for (int d = 0; d < n; ++d) {
+    const int s = out[static_cast<std::size_t>(d)];
+    if (s == inferred_size) {
+      if (infer >= 0)
+        fail("devmesh: dims " + dim_q(infer) + " and " + dim_q(d) +
+             " both ask for an inferred size; at most one dim can be inferred");
+      infer = d;
+      continue;
+    }
+    const int st = static_sizes[static_cast<std::size_t>(d)];
+    if (st != dynamic_size && st != s)
+      fail(DEVMESH_MSG_STATIC_SIZE_MISMATCH ": dim " + dim_q(d) + " is " + std::to_string(st) +
+           ", the mesh spec gives " + std::to_string(s));
+    known *= s;
+    if (known > INT_MAX)
+      fail("devmesh: the mesh has more ranks than an int can count: the sizes multiply to more than " +
+           std::to_string(INT_MAX));
+  }
+  if (world < 0 && infer >= 0)
+    fail("devmesh: dim " + dim_q(infer) + " asks for an inferred size, which needs the world size");
+  if (world < 0) return;
+  if (world == 0) fail(DEVMESH_MSG_WORLD_MISMATCH ": the world size is 0");
+  if (infer >= 0) {
+    if (world % known != 0)
+      fail(DEVMESH_MSG_WORLD_MISMATCH ": world size " + std::to_string(world) +
+           " is not a multiple of the other dims' product " + std::to_string(known) + ", so dim " + dim_q(infer) +
+           " cannot be inferred");
+    const int s = static_cast<int>(world / known);
+    const int st = static_sizes[static_cast<std::size_t>(infer)];
+    if (st != dynamic_size && st != s)
+      fail(DEVMESH_MSG_STATIC_SIZE_MISMATCH ": dim " + dim_q(infer) + " is " + std::to_string(st) +
+           ", inferred from the world size " + std::to_string(world) + ": " + std::to_string(s));
+    out[static_cast<std::size_t>(infer)] = s;
+  } else if (known != world) {
+    fail(DEVMESH_MSG_WORLD_MISMATCH ": the mesh spec gives " + std::to_string(known) + " ranks, the world size is " +
+         std::to_string(world));
+  }
+}
+
+template <class M>
+M parse_mesh_impl(std::string_view spec, int world) {
+  using traits = parsed_mesh_traits<M>;
+  constexpr int n = M::ndim;
+  std::array<std::string_view, n> names{};
+  for (int d = 0; d < n; ++d) names[static_cast<std::size_t>(d)] = M::names_type::views[d];
+  std::array<int, n> sizes{};
+  parse_sizes(spec, names, traits::static_sizes, world, sizes);
+  if constexpr (M::is_static)
+    return M{};
+  else
+    return std::apply([](auto... s) { return M(s...); }, sizes);
+}
+
+}  // namespace detail
+
+/// The mesh of type M whose sizes `spec` gives ("replicate=2,shard=4"): every dim once,
+/// any order, static dims with their static size. Throws mesh_error on any bad input.
+template <class M>
+M parse_mesh(std::string_view spec) {
+  return detail::parse_mesh_impl<M>(spec, -1);
+}
+
+/// As parse_mesh(spec), and the mesh must span world_size ranks; one dim may be given as
+/// '*', 'auto' or '-1' and is then inferred ("replicate=*,shard=4" on 8 ranks: 2).
+template <class M>
+M parse_mesh(std::string_view spec, int world_size) {
+  if (world_size < 0)
+    detail::throw_mesh_error(DEVMESH_MSG_WORLD_MISMATCH ": the world size is negative: " +
+                             std::to_string(world_size));
+  return detail::parse_mesh_impl<M>(spec, world_size);
+}
+
+/// The mesh that environment variable `var` (e.g. DEVMESH_SHAPE) gives for world_size
+/// ranks. Throws mesh_error if it is unset, or set to a bad spec (an empty one included).
+template <class M>
+M mesh_from_env(const char* var, int world_size) {
+  const char* value = std::getenv(var);
+  if (value == nullptr)
+    detail::throw_mesh_error("devmesh: environment variable " + std::string(var) +
+                             " is not set (expected a mesh spec such as name=size,...)");
+  try {
+    return parse_mesh<M>(value, world_size);
+  } catch (const mesh_error& e) {
+    throw mesh_error(std::string(e.what()) + " [from environment variable " + var + "]");
+  }
+}
+
+/// As mesh_from_env(var, world_size), with `fallback` parsed when var is unset.
+template <class M>
+M mesh_from_env(const char* var, int world_size, std::string_view fallback) {
+  if (std::getenv(var) == nullptr) return parse_mesh<M>(fallback, world_size);
+  return mesh_from_env<M>(var, world_size);
+}
+
+/// The value of command-line option `flag` ("--mesh X" or "--mesh=X"), or nullopt if
+/// absent. Stops at "--". Throws mesh_error if the flag lacks a value or appears twice.
+inline std::optional<std::string_view> find_mesh_arg(int argc, const char* const* argv,
+                                                     std::string_view flag = "--mesh") {
+  std::optional<std::string_view> found;
+  for (int i = 1; i < argc && argv[i] != nullptr; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    std::optional<std::string_view> value;
+    if (arg == flag) {
+      if (i + 1 >= argc || argv[i + 1] == nullptr || std::string_view(argv[i + 1]).starts_with("-"))
+        detail::throw_mesh_error("devmesh: " + std::string(flag) + " needs a value, e.g. " + std::string(flag) +
+                                 " name=size,...");
+      value = argv[++i];
+    } else if (arg.size() > flag.size() && arg.starts_with(flag) && arg[flag.size()] == '=') {
+      value = arg.substr(flag.size() + 1);
+    }
+    if (value) {
+      if (found) detail::throw_mesh_error("devmesh: " + std::string(flag) + " is given twice on the command line");
+      found = value;
+    }
+  }
+  return found;
+}
+
+/// The mesh the command line gives with `flag` ("--mesh replicate=2,shard=4" or
+/// "--mesh=..."), checked against world_size; nullopt if the flag is absent.
+template <class M>
+std::optional<M> mesh_from_args(int argc, const char* const* argv, int world_size,
+                                std::string_view flag = "--mesh") {
+  const auto spec = find_mesh_arg(argc, argv, flag);
+  if (!spec) return std::nullopt;
+  try {
+    return parse_mesh<M>(*spec, world_size);
+  } catch (const mesh_error& e) {
+    throw mesh_error(std::string(e.what()) + " [from command-line option " + std::string(flag) + "]");
+  }
+}
+
+/// The spec that parse_mesh reads back into m: "replicate=2,shard=4" (dims in order).
+template <auto S, class Names>
+std::string to_spec(const basic_mesh<S, Names>& m) {
+  std::string out;
+  for (int d = 0; d < basic_mesh<S, Names>::ndim; ++d)
+    out += (d ? "," : "") + std::string(Names::views[d]) + "=" + std::to_string(m.dim_size(d));
+  return out;
+}
+
+}  // namespace devmesh
