@@ -1,0 +1,113 @@
+// bench/zero_cost/named_vs_hand.cpp: pairs of functions, named_<x> (a devmesh named query)
+// and hand_<x> (the arithmetic written by hand), that must compile to the same code at -O2.
+// compare_asm.py compiles this file with and without DEVMESH_NO_RANK_CHECKS and compares
+// each pair's assembly. With rank checks on, the hand-written side checks the same range
+// and calls its own out-of-line error function, as a careful hand-written version would.
+#include <array>
+#include <devmesh/devmesh.hpp>
+
+namespace dm = devmesh;
+using mesh3d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>>;  // static
+using mesh3 = dm::mesh<dm::dim<"dp">, dm::dim<"cp">, dm::dim<"tp">>;           // dynamic
+
+// What a hand-written dynamic mesh stores: the sizes and row-major strides of its dims.
+struct hand_mesh {
+  int size[3];
+  int stride[3];
+};
+
+#if defined(DEVMESH_NO_RANK_CHECKS)
+#define HAND_CHECK(r, n) (void)0
+#else
+[[noreturn]] void hand_rank_error(int r);  // out of line (defined by the driver below)
+#define HAND_CHECK(r, n) \
+  if ((r) < 0 || (r) >= (n)) hand_rank_error(r)
+#endif
+
+// ---- static mesh (2, 2, 2): sizes and strides are constants ------------------------------
+int named_static_local_rank_tp(int r) { return mesh3d{}.local_rank<"tp">(r); }
+int hand_static_local_rank_tp(int r) {
+  HAND_CHECK(r, 8);
+  return (r / 1) % 2;
+}
+
+int named_static_local_rank_dp(int r) { return mesh3d{}.local_rank<"dp">(r); }
+int hand_static_local_rank_dp(int r) {
+  HAND_CHECK(r, 8);
+  return (r / 4) % 2;
+}
+
+std::array<int, 3> named_static_coordinate(int r) { return mesh3d{}.coordinate(r); }
+std::array<int, 3> hand_static_coordinate(int r) {
+  HAND_CHECK(r, 8);
+  return {(r / 4) % 2, (r / 2) % 2, (r / 1) % 2};
+}
+
+int named_static_group_member(int r, int i) { return mesh3d{}.group<"dp", "cp">(r)[i]; }
+int hand_static_group_member(int r, int i) {
+  HAND_CHECK(r, 8);
+  const int base = r - ((r / 4) % 2) * 4 - ((r / 2) % 2) * 2;
+  return base + (i % 2) * 2 + ((i / 2) % 2) * 4;
+}
+
+dm::split_args named_static_comm_split_dp(int r) { return mesh3d{}.comm_split<"dp">(r); }
+dm::split_args hand_static_comm_split_dp(int r) {
+  HAND_CHECK(r, 8);
+  const int d = (r / 4) % 2;
+  return {r - d * 4, d};
+}
+
+// ---- dynamic mesh: sizes and strides are loaded from the object --------------------------
+int named_dynamic_local_rank_tp(const mesh3& m, int r) { return m.local_rank<"tp">(r); }
+int hand_dynamic_local_rank_tp(const hand_mesh& m, int r) {
+  HAND_CHECK(r, m.size[0] * m.size[1] * m.size[2]);
+  return (r / m.stride[2]) % m.size[2];
+}
+
+int named_dynamic_local_rank_cp(const mesh3& m, int r) { return m.local_rank<"cp">(r); }
+int hand_dynamic_local_rank_cp(const hand_mesh& m, int r) {
+  HAND_CHECK(r, m.size[0] * m.size[1] * m.size[2]);
+  return (r / m.stride[1]) % m.size[1];
+}
+
+dm::split_args named_dynamic_comm_split_tp(const mesh3& m, int r) { return m.comm_split<"tp">(r); }
+dm::split_args hand_dynamic_comm_split_tp(const hand_mesh& m, int r) {
+  HAND_CHECK(r, m.size[0] * m.size[1] * m.size[2]);
+  const int d = (r / m.stride[2]) % m.size[2];
+  return {r - d * m.stride[2], d};
+}
+
+#if defined(ZERO_COST_DRIVER)
+// For the instruction count under callgrind: call every function with valid ranks
+// through volatile pointers (so no call is inlined into the driver).
+#include <cstdio>
+#include <cstdlib>
+[[noreturn]] void hand_rank_error(int r) {
+  std::fprintf(stderr, "rank %d out of range\n", r);
+  std::abort();
+}
+template <class F, class... A>
+void repeat(F* f, A... a) {
+  F* volatile call = f;
+  for (int i = 0; i < 1000; ++i) {
+    const auto v = call(a..., i % 8);
+    static_cast<void>(*reinterpret_cast<const volatile char*>(&v));
+  }
+}
+int main() {
+  const mesh3 dyn(2, 2, 2);
+  const hand_mesh hand{{2, 2, 2}, {4, 2, 1}};
+  repeat(named_static_local_rank_tp), repeat(hand_static_local_rank_tp);
+  repeat(named_static_local_rank_dp), repeat(hand_static_local_rank_dp);
+  repeat(named_static_coordinate), repeat(hand_static_coordinate);
+  repeat(named_static_comm_split_dp), repeat(hand_static_comm_split_dp);
+  repeat(named_dynamic_local_rank_tp, dyn), repeat(hand_dynamic_local_rank_tp, hand);
+  repeat(named_dynamic_local_rank_cp, dyn), repeat(hand_dynamic_local_rank_cp, hand);
+  repeat(named_dynamic_comm_split_tp, dyn), repeat(hand_dynamic_comm_split_tp, hand);
+  for (int i = 0; i < 1000; ++i) {  // group member: (rank, index)
+    int (*volatile named)(int, int) = named_static_group_member;
+    int (*volatile hand_fn)(int, int) = hand_static_group_member;
+    static_cast<void>(named(i % 8, i % 4) + hand_fn(i % 8, i % 4));
+  }
+}
+#endif
