@@ -40,9 +40,11 @@
 #define DEVMESH_MSG_NON_POSITIVE \
   "devmesh: a dim size must be positive, or devmesh::dynamic_size (see error::non_positive_size<name, size>)"
 #define DEVMESH_MSG_EMPTY_NAME \
-  "devmesh: a dim name must not be empty (see error::empty_dim_name<position>)"
+  "devmesh: a dim name must not be empty (see error::empty_dim_name<context>: the dim's size, or the dims of the mesh that gets the new name)"
 #define DEVMESH_MSG_NO_DIMS "devmesh: a mesh needs at least one dim (see error::mesh_without_dims<dims<>>)"
 #define DEVMESH_MSG_EMPTY_SLICE "devmesh: slice<>() needs at least one dim name (see error::slice_without_dims<existing_dims<...>>)"
+#define DEVMESH_MSG_EMPTY_GROUP \
+  "devmesh: group<>(r) and comm_split<>(r) need at least one dim name; group(r) without a template argument list is the whole mesh (see error::group_without_dims<existing_dims<...>>)"
 #define DEVMESH_MSG_OVERFLOW \
   "devmesh: the mesh has more ranks than an int can count (see error::size_overflow<dims<...>>)"
 #define DEVMESH_MSG_SIZE_COUNT \
@@ -88,52 +90,99 @@ template <int V>
 struct size_value {};
 
 namespace error {
-// Each template fires its static_assert when instantiated. Their arguments are the message.
+// Each template's fire() holds its static_assert; detail::require calls it on failure.
+// Their template arguments are the message: compilers print them with the assertion.
 template <class Name, class Existing>
-struct unknown_dim { static_assert(always_false<Name>, DEVMESH_MSG_UNKNOWN_DIM); };
+struct unknown_dim {
+  static constexpr void fire() { static_assert(always_false<Name>, DEVMESH_MSG_UNKNOWN_DIM); }
+};
 template <class Name, class Dims>
-struct duplicate_dim_name { static_assert(always_false<Name>, DEVMESH_MSG_DUPLICATE_DIM); };
+struct duplicate_dim_name {
+  static constexpr void fire() { static_assert(always_false<Name>, DEVMESH_MSG_DUPLICATE_DIM); }
+};
 template <class Name, class Requested>
-struct dim_repeated { static_assert(always_false<Name>, DEVMESH_MSG_REPEATED_IN_SLICE); };
+struct dim_repeated {
+  static constexpr void fire() { static_assert(always_false<Name>, DEVMESH_MSG_REPEATED_IN_SLICE); }
+};
 template <class Alias, class Dim, class Requested>
-struct dims_overlap { static_assert(always_false<Alias>, DEVMESH_MSG_SLICE_OVERLAP); };
+struct dims_overlap {
+  static constexpr void fire() { static_assert(always_false<Alias>, DEVMESH_MSG_SLICE_OVERLAP); }
+};
 template <class Alias, class Dim, class Flattened>
-struct flatten_overlaps_itself { static_assert(always_false<Alias>, DEVMESH_MSG_FLATTEN_OVERLAP); };
+struct flatten_overlaps_itself {
+  static constexpr void fire() { static_assert(always_false<Alias>, DEVMESH_MSG_FLATTEN_OVERLAP); }
+};
 template <class Name, class Existing>
-struct name_taken { static_assert(always_false<Name>, DEVMESH_MSG_NAME_TAKEN); };
+struct name_taken {
+  static constexpr void fire() { static_assert(always_false<Name>, DEVMESH_MSG_NAME_TAKEN); }
+};
 template <class Dim, class DimSize, class Product>
-struct unflatten_product_mismatch { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_PRODUCT); };
+struct unflatten_product_mismatch {
+  static constexpr void fire() { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_PRODUCT); }
+};
 template <class Dim, class Size>
-struct unflatten_not_divisible { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_SPLIT); };
+struct unflatten_not_divisible {
+  static constexpr void fire() { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_SPLIT); }
+};
 template <class Dim>
-struct unflatten_needs_static_sizes { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_DYNAMIC_FLAT); };
+struct unflatten_needs_static_sizes {
+  static constexpr void fire() { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_DYNAMIC_FLAT); }
+};
 template <class Dim>
-struct unflatten_two_dynamic { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_TWO_DYNAMIC); };
+struct unflatten_two_dynamic {
+  static constexpr void fire() { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_TWO_DYNAMIC); }
+};
 template <class Dim>
-struct unflatten_without_dims { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_EMPTY); };
+struct unflatten_without_dims {
+  static constexpr void fire() { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_EMPTY); }
+};
 template <class Name, class Size>
-struct non_positive_size { static_assert(always_false<Name>, DEVMESH_MSG_NON_POSITIVE); };
-template <class Position>
-struct empty_dim_name { static_assert(always_false<Position>, DEVMESH_MSG_EMPTY_NAME); };
+struct non_positive_size {
+  static constexpr void fire() { static_assert(always_false<Name>, DEVMESH_MSG_NON_POSITIVE); }
+};
+template <class Context>
+struct empty_dim_name {
+  static constexpr void fire() { static_assert(always_false<Context>, DEVMESH_MSG_EMPTY_NAME); }
+};
 template <class Dims>
-struct mesh_without_dims { static_assert(always_false<Dims>, DEVMESH_MSG_NO_DIMS); };
+struct mesh_without_dims {
+  static constexpr void fire() { static_assert(always_false<Dims>, DEVMESH_MSG_NO_DIMS); }
+};
 template <class Existing>
-struct slice_without_dims { static_assert(always_false<Existing>, DEVMESH_MSG_EMPTY_SLICE); };
+struct slice_without_dims {
+  static constexpr void fire() { static_assert(always_false<Existing>, DEVMESH_MSG_EMPTY_SLICE); }
+};
+template <class Existing>
+struct group_without_dims {
+  static constexpr void fire() { static_assert(always_false<Existing>, DEVMESH_MSG_EMPTY_GROUP); }
+};
 template <class Dims>
-struct size_overflow { static_assert(always_false<Dims>, DEVMESH_MSG_OVERFLOW); };
+struct size_overflow {
+  static constexpr void fire() { static_assert(always_false<Dims>, DEVMESH_MSG_OVERFLOW); }
+};
 template <class Given, class Dynamic, class All>
-struct wrong_size_count { static_assert(always_false<Given>, DEVMESH_MSG_SIZE_COUNT); };
+struct wrong_size_count {
+  static constexpr void fire() { static_assert(always_false<Given>, DEVMESH_MSG_SIZE_COUNT); }
+};
 template <class DynamicDims>
-struct for_world_ambiguous { static_assert(always_false<DynamicDims>, DEVMESH_MSG_FOR_WORLD_AMBIGUOUS); };
+struct for_world_ambiguous {
+  static constexpr void fire() { static_assert(always_false<DynamicDims>, DEVMESH_MSG_FOR_WORLD_AMBIGUOUS); }
+};
 template <class T, class Backend>
-struct unsupported_element_type { static_assert(always_false<T>, DEVMESH_MSG_UNSUPPORTED_TYPE); };
+struct unsupported_element_type {
+  static constexpr void fire() { static_assert(always_false<T>, DEVMESH_MSG_UNSUPPORTED_TYPE); }
+};
 }  // namespace error
 
 namespace detail {
-/// Instantiates Error (firing its static_assert) when Ok is false; a no-op otherwise.
+/// Fires Error's static_assert (in Error::fire's body) when Ok is false; a no-op
+/// otherwise. The assertion sits in a member function, not in the class body, so the
+/// class stays valid and require() stays a constant expression after the failure:
+/// compilation goes on with the caller's fallback value instead of a cascade of errors
+/// (clang marks every expression that touches a class whose body failed as invalid).
 template <bool Ok, class Error>
 constexpr void require() {
-  if constexpr (!Ok) (void)sizeof(Error);
+  if constexpr (!Ok) Error::fire();
 }
 
 /// Run-time counterpart: not constexpr on purpose, so that reaching it inside a constant

@@ -83,7 +83,7 @@ template <auto S, class Names>
 constexpr bool check_mesh_names() {
   constexpr int dup = first_duplicate(Names{});
   if constexpr (dup >= 0) require<false, error::duplicate_dim_name<name_of<Names, dup>, typename as_existing<Names>::as_dims>>();
-  return dup < 0;
+  return true;  // the diagnostic (if any) has fired: a second, plain assertion would only add noise
 }
 
 }  // namespace detail
@@ -95,13 +95,25 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   template <auto, class>
   friend class basic_mesh;
 
+  // Reads `check` so that the unknown_dim requirement is instantiated (a static member
+  // that is never named is never instantiated, and the error would be skipped).
   template <fixed_string N>
-  static constexpr int index = detail::dim_index<Names, name_t<N>>::value;
+  static constexpr int index =
+      detail::dim_index<Names, name_t<N>>::check ? detail::dim_index<Names, name_t<N>>::value : 0;
 
   // Atoms of dims Ns..., concatenated, most significant first.
   template <fixed_string... Ns>
   struct selection {
-    static constexpr bool no_repeat = detail::check_no_repeat<name_t<Ns>...>();
+    // One diagnostic per misuse: unknown names first (each fires unknown_dim), then
+    // repeats, then overlaps; a later check runs only if the earlier ones passed.
+    static constexpr bool known = ((detail::dim_index<Names, name_t<Ns>>::check &&
+                                    detail::dim_index<Names, name_t<Ns>>::found >= 0) && ... && true);
+    static constexpr bool no_repeat = [] {
+      if constexpr (known)
+        return detail::check_no_repeat<name_t<Ns>...>();
+      else
+        return false;
+    }();
     static constexpr int ndims = static_cast<int>(sizeof...(Ns));
     static constexpr int dims[ndims > 0 ? ndims : 1] = {index<Ns>...};
     static constexpr int count = [] {
@@ -121,6 +133,7 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
     }();
     // Two requested dims that share an atom: an alias and one of its own dims.
     static constexpr std::pair<int, int> overlap = [] {
+      if (!no_repeat) return std::pair<int, int>{-1, -1};
       for (int i = 0; i < static_cast<int>(sizeof...(Ns)); ++i)
         for (int j = 0; j < i; ++j)
           for (int p = 0; p < S.dim_count[dims[i]]; ++p)
@@ -135,6 +148,8 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
                                                    detail::name_of<Names, overlap.second>, requested<name_t<Ns>...>>>();
       return overlap.first < 0;
     }();
+    /// All checks passed; otherwise a diagnostic has fired and callers return a fallback.
+    static constexpr bool ok = sizeof...(Ns) > 0 && known && no_repeat && disjoint;
   };
 
  public:
@@ -256,16 +271,20 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   template <fixed_string... Ns>
   DEVMESH_HOST_DEVICE constexpr auto group(int r) const {
     using sel = selection<Ns...>;
-    static_assert(sizeof...(Ns) > 0 && sel::no_repeat && sel::disjoint);
-    check_rank(r);
-    constexpr auto atoms = sel::atoms;  // a local copy: device code cannot read the static
-    int sizes[sel::count > 0 ? sel::count : 1]{};
-    int strides[sel::count > 0 ? sel::count : 1]{};
-    for (int i = 0; i < sel::count; ++i) {
-      sizes[i] = atom_size(atoms.a[i]);
-      strides[i] = atom_stride(atoms.a[i]);
+    if constexpr (!sel::ok) {
+      check_selection<Ns...>();
+      return group(r);  // after the diagnostic: a harmless fallback, no cascade
+    } else {
+      check_rank(r);
+      constexpr auto atoms = sel::atoms;  // a local copy: device code cannot read the static
+      int sizes[sel::count > 0 ? sel::count : 1]{};
+      int strides[sel::count > 0 ? sel::count : 1]{};
+      for (int i = 0; i < sel::count; ++i) {
+        sizes[i] = atom_size(atoms.a[i]);
+        strides[i] = atom_stride(atoms.a[i]);
+      }
+      return rank_group<sel::count>(base_of(r, atoms.a, sel::count), sizes, strides);
     }
-    return rank_group<sel::count>(base_of(r, atoms.a, sel::count), sizes, strides);
   }
   /// The ranks of this mesh (all its dims) that contain rank r: PyTorch's mesh tensor,
   /// flattened, on rank r.
@@ -286,15 +305,19 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   template <fixed_string... Ns>
   DEVMESH_HOST_DEVICE constexpr split_args comm_split(int r) const {
     using sel = selection<Ns...>;
-    static_assert(sizeof...(Ns) > 0 && sel::no_repeat && sel::disjoint);
-    check_rank(r);
-    constexpr auto atoms = sel::atoms;
-    int key = 0;
-    for (int i = 0; i < sel::count; ++i) {
-      const int a = atoms.a[i];
-      key = key * atom_size(a) + (r / atom_stride(a)) % atom_size(a);
+    if constexpr (!sel::ok) {
+      check_selection<Ns...>();
+      return {0, 0};  // after the diagnostic: a harmless fallback, no cascade
+    } else {
+      check_rank(r);
+      constexpr auto atoms = sel::atoms;
+      int key = 0;
+      for (int i = 0; i < sel::count; ++i) {
+        const int a = atoms.a[i];
+        key = key * atom_size(a) + (r / atom_stride(a)) % atom_size(a);
+      }
+      return {base_of(r, atoms.a, sel::count), key};
     }
-    return {base_of(r, atoms.a, sel::count), key};
   }
   /// (color, key) for dim d by index (aliases included): for code that loops over dims.
   DEVMESH_HOST_DEVICE constexpr split_args comm_split(int r, int d) const {
@@ -318,9 +341,9 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
     if constexpr (sizeof...(Ns) == 0) {
       detail::require<false, error::slice_without_dims<typename detail::as_existing<Names>::type>>();
       return *this;
+    } else if constexpr (!selection<Ns...>::ok) {
+      return *this;  // a diagnostic has fired; a harmless fallback, no cascade
     } else {
-      using sel = selection<Ns...>;
-      static_assert(sel::no_repeat && sel::disjoint);
       using D = derived<Ns...>;
       using result = basic_mesh<detail::compacted<D::sliced>, detail::derived_names_t<D::sliced, Names, names<>>>;
       return result(copy_extents());
@@ -339,13 +362,15 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   /// dim named Alias (PyTorch's _flatten); its former dims stay reachable as aliases.
   template <fixed_string Alias, fixed_string... Ns>
   DEVMESH_HOST_DEVICE constexpr auto flatten() const {
-    static_assert(check_new_name<Alias>());
-    if constexpr (sizeof...(Ns) == 0) {
+    if constexpr (!check_new_name<Alias>()) {
+      return *this;  // a diagnostic has fired; a harmless fallback, no cascade
+    } else if constexpr (sizeof...(Ns) == 0) {
       using D = derived<>;
       using result = basic_mesh<detail::compacted<D::flat>, detail::derived_names_t<D::flat, Names, names<name_t<Alias>>>>;
       return result(copy_extents());
+    } else if constexpr (!check_flatten<Alias, Ns...>()) {
+      return *this;
     } else {
-      static_assert(check_flatten<Alias, Ns...>());
       using D = derived<Ns...>;
       using result =
           basic_mesh<detail::compacted<D::aliased>, detail::derived_names_t<D::aliased, Names, names<name_t<Alias>>>>;
@@ -356,56 +381,59 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   /// their sizes must equal N's size; one of them may be dynamic and is then inferred.
   template <fixed_string N, dim_spec... New>
   constexpr auto unflatten() const {
-    static_assert(check_unflatten<N, New...>());
-    constexpr int d = index<N>;
-    using U = unflattened<N, New...>;
-    constexpr const int* sizes = U::sizes;
-    constexpr detail::scratch sc = U::value;
-    if constexpr (sc.error == detail::not_divisible) {
-      detail::require<false, error::unflatten_not_divisible<name_t<N>, size_value<sc.error_b>>>();
-      return *this;
-    } else if constexpr (sc.error == detail::needs_static) {
-      detail::require<false, error::unflatten_needs_static_sizes<name_t<N>>>();
-      return *this;
+    if constexpr (!check_unflatten<N, New...>()) {
+      return *this;  // a diagnostic has fired; a harmless fallback, no cascade
     } else {
-      constexpr auto S2 = detail::compacted<U::value>;
-      using result = basic_mesh<S2, detail::derived_names_t<U::value, Names, names<typename New::name_type...>>>;
-      if constexpr (result::is_static) {
-        return result{};
+      constexpr int d = index<N>;
+      using U = unflattened<N, New...>;
+      constexpr const int* sizes = U::sizes;
+      constexpr detail::scratch sc = U::value;
+      if constexpr (sc.error == detail::not_divisible) {
+        detail::require<false, error::unflatten_not_divisible<name_t<N>, size_value<sc.error_b>>>();
+        return *this;
+      } else if constexpr (sc.error == detail::needs_static) {
+        detail::require<false, error::unflatten_needs_static_sizes<name_t<N>>>();
+        return *this;
       } else {
-        // The split atom's run-time size: infer the one dynamic part, check the product.
-        const int whole = dim_size(d);
-        long long known = 1;
-        int unknown = -1;
-        for (int j = 0; j < static_cast<int>(sizeof...(New)); ++j) {
-          if (sizes[j] == dynamic_size)
-            unknown = j;
-          else
-            known *= sizes[j];
+        constexpr auto S2 = detail::compacted<U::value>;
+        using result = basic_mesh<S2, detail::derived_names_t<U::value, Names, names<typename New::name_type...>>>;
+        if constexpr (result::is_static) {
+          return result{};
+        } else {
+          // The split atom's run-time size: infer the one dynamic part, check the product.
+          const int whole = dim_size(d);
+          long long known = 1;
+          int unknown = -1;
+          for (int j = 0; j < static_cast<int>(sizeof...(New)); ++j) {
+            if (sizes[j] == dynamic_size)
+              unknown = j;
+            else
+              known *= sizes[j];
+          }
+          int actual[sizeof...(New)]{};
+          for (int j = 0; j < static_cast<int>(sizeof...(New)); ++j) actual[j] = sizes[j];
+          if (unknown >= 0) {
+            if (whole % known != 0)
+              detail::throw_mesh_error(std::string(DEVMESH_MSG_UNFLATTEN_PRODUCT) + ": dim '" +
+                                       std::string(name(d)) + "' has size " + std::to_string(whole) +
+                                       ", not divisible by the static new sizes' product " + std::to_string(known));
+            actual[unknown] = static_cast<int>(whole / known);
+          } else if (known != whole) {
+            detail::throw_mesh_error(std::string(DEVMESH_MSG_UNFLATTEN_PRODUCT) + ": dim '" + std::string(name(d)) +
+                                     "' has size " + std::to_string(whole) + ", the new dims multiply to " +
+                                     std::to_string(known));
+          }
+          // Only a single-atom dim can be dynamic here: its atom became sizeof...(New) atoms.
+          const int split = S.dim_atoms[S.dim_first[d]];
+          int atom_sizes[S2.natoms]{};
+          for (int a = 0, b = 0; a < S.natoms; ++a) {
+            if (a == split)
+              for (int j = 0; j < static_cast<int>(sizeof...(New)); ++j) atom_sizes[b++] = actual[j];
+            else
+              atom_sizes[b++] = atom_size(a);
+          }
+          return result::from_atom_sizes(atom_sizes);
         }
-        int actual[sizeof...(New)]{};
-        for (int j = 0; j < static_cast<int>(sizeof...(New)); ++j) actual[j] = sizes[j];
-        if (unknown >= 0) {
-          if (whole % known != 0)
-            detail::throw_mesh_error(std::string(DEVMESH_MSG_UNFLATTEN_PRODUCT) + ": dim '" +
-                                     std::string(name(d)) + "' has size " + std::to_string(whole) +
-                                     ", not divisible by the static new sizes' product " + std::to_string(known));
-          actual[unknown] = static_cast<int>(whole / known);
-        } else if (known != whole) {
-          detail::throw_mesh_error(std::string(DEVMESH_MSG_UNFLATTEN_PRODUCT) + ": dim '" + std::string(name(d)) +
-                                   "' has size " + std::to_string(whole) + ", the new dims multiply to " +
-                                   std::to_string(known));
-        }
-        // Only a single-atom dim can be dynamic here: its atom became sizeof...(New) atoms.
-        const int split = S.dim_atoms[S.dim_first[d]];
-        int atom_sizes[S2.natoms]{};
-        for (int a = 0, b = 0; a < S.natoms; ++a) {
-          if (a == split)
-            for (int j = 0; j < static_cast<int>(sizeof...(New)); ++j) atom_sizes[b++] = actual[j];
-          else
-            atom_sizes[b++] = atom_size(a);
-        }
-        return result::from_atom_sizes(atom_sizes);
       }
     }
   }
@@ -540,17 +568,30 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
 #endif
   }
 
+  /// Fires the diagnostic for an empty selection (the others fire inside selection<>).
+  template <fixed_string... Ns>
+  static constexpr void check_selection() {
+    if constexpr (sizeof...(Ns) == 0)
+      detail::require<false, error::group_without_dims<typename detail::as_existing<Names>::type>>();
+  }
   template <fixed_string Alias>
   static constexpr bool check_new_name() {
     constexpr bool taken = detail::find_name<name_t<Alias>>(Names{}) >= 0;
-    detail::require<!taken, error::name_taken<name_t<Alias>, typename detail::as_existing<Names>::type>>();
-    return !taken;
+    if constexpr (Alias.size() == 0) {
+      detail::require<false, error::empty_dim_name<typename detail::as_existing<Names>::type>>();
+      return false;
+    } else {
+      detail::require<!taken, error::name_taken<name_t<Alias>, typename detail::as_existing<Names>::type>>();
+      return !taken;
+    }
   }
   template <fixed_string Alias, fixed_string... Ns>
   static constexpr bool check_flatten() {
     using sel = selection<Ns...>;
     constexpr int dup = detail::first_duplicate(names<name_t<Ns>...>{});
-    if constexpr (dup >= 0) {
+    if constexpr (!sel::known) {
+      return false;  // unknown_dim has fired
+    } else if constexpr (dup >= 0) {
       using n = detail::name_at<dup, name_t<Ns>...>;
       detail::require<false, error::flatten_overlaps_itself<name_t<Alias>, n, flattened<name_t<Ns>...>>>();
       return false;
@@ -574,14 +615,16 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   template <fixed_string N, class... New>
   static constexpr bool check_unflatten() {
     constexpr int d = index<N>;
-    if constexpr (sizeof...(New) == 0) {
+    if constexpr (detail::dim_index<Names, name_t<N>>::found < 0) {
+      return false;  // unknown_dim has fired
+    } else if constexpr (sizeof...(New) == 0) {
       detail::require<false, error::unflatten_without_dims<name_t<N>>>();
       return false;
     } else {
       // New names may reuse N's own name, but no other existing name, and no repeats.
       constexpr bool repeats = detail::first_duplicate(names<typename New::name_type...>{}) >= 0;
       if constexpr (repeats) {
-        static_assert(detail::check_no_repeat<typename New::name_type...>());
+        (void)detail::check_no_repeat<typename New::name_type...>();
         return false;
       }
       constexpr int clash = [] {
@@ -637,12 +680,11 @@ template <class... Dims>
 constexpr bool check_root() {
   if constexpr (sizeof...(Dims) == 0) {
     require<false, error::mesh_without_dims<dims<typename Dims::name_type...>>>();
-    return false;
   } else {
     constexpr long long product = (1LL * ... * (Dims::size == dynamic_size ? 1 : Dims::size));
     require<(product <= INT_MAX), error::size_overflow<dims<typename Dims::name_type...>>>();
-    return product <= INT_MAX;
   }
+  return true;  // the diagnostic (if any) has fired: a second, plain assertion would only add noise
 }
 
 template <class... Dims>

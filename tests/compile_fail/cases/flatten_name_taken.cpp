@@ -1,0 +1,13 @@
+// Misuse: the alias name of a flatten is already a dim of the mesh
+// expect: devmesh: the new dim name is already taken
+// expect: name_taken<.*hana::string<'t', 'p'>
+#include <devmesh/devmesh.hpp>
+
+namespace dm = devmesh;
+using namespace dm::literals;
+using mesh3d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>>;
+
+void misuse() {
+  constexpr mesh3d m{};
+  (void)m.flatten<"tp", "dp", "cp">();
+}

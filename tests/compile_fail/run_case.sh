@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Compile-fail test driver. CMake's WILL_FAIL inverts a test's result *after* its
+# PASS_REGULAR_EXPRESSION check, so "must fail AND print X" cannot be said with test
+# properties; this script says it and exits 0 only when every requirement holds.
+#
+#   run_case.sh fail CASE KIND COMPILER FLAGS...   must not compile; the output must match
+#       every `// expect:` and `// expect-KIND:` line of CASE (extended regexes, each
+#       matched against single lines), and the first error line must match
+#       `// first-error-KIND:`, else `// first-error:`, else "devmesh:" (the failing
+#       static_assert comes first: no cascade of errors before it).
+#   run_case.sh pass CASE KIND COMPILER FLAGS...   must compile, with no error line.
+# KIND is gcc, clang or nvcc: it selects the per-compiler expectations.
+set -u
+mode=$1 case_file=$2 kind=$3
+shift 3
+out=$("$@" "$case_file" 2>&1)
+rc=$?
+# An error line: "file:12:3: error: ...", "file(12): error: ...", "error #123-D: ...".
+error_re=': (fatal )?error( #[0-9A-Za-z-]+)?:'
+first_error=$(grep -E -m1 -e "$error_re" <<<"$out")
+
+fail() {
+  printf '%s\n' "---- compiler output (exit $rc) ----" "$out" "----" >&2
+  printf 'COMPILE-FAIL HARNESS: %s\n' "$*" >&2
+  exit 1
+}
+
+case $mode in
+  pass)
+    [[ $rc -eq 0 && -z $first_error ]] || fail "expected $case_file to compile"
+    echo "ok: compiles as expected"
+    exit 0 ;;
+  fail) ;;
+  *) echo "usage: run_case.sh fail|pass CASE KIND COMPILER FLAGS..." >&2; exit 2 ;;
+esac
+
+[[ $rc -ne 0 ]] || fail "expected a compile error, but the compiler exited 0"
+
+# Expectations from the case file's header comments.
+directive() { sed -n "s|^// $1: \{0,1\}||p" "$case_file"; }
+mapfile -t expects < <(directive expect; directive "expect-$kind")
+[[ ${#expects[@]} -gt 0 ]] || fail "$case_file has no '// expect:' line"
+for re in "${expects[@]}"; do
+  grep -E -q -e "$re" <<<"$out" || fail "no output line matches: $re"
+done
+
+first_re=$(directive "first-error-$kind" | head -n1)
+[[ -n $first_re ]] || first_re=$(directive first-error | head -n1)
+[[ -n $first_re ]] || first_re='devmesh:'
+[[ -n $first_error ]] || fail "no error line in the output"
+grep -E -q -e "$first_re" <<<"$first_error" ||
+  fail "the first error is not the expected one ($first_re): $first_error"
+
+echo "ok: rejected with the expected diagnostic first: $first_error"
