@@ -1,0 +1,21 @@
+// devmesh/nccl.hpp: the NCCL backend, dm::nccl.
+//
+//   auto world = dm::nccl::world(dm::mpi::world());          // MPI job: id over MPI
+//   auto world = dm::nccl::world_from_env();                  // torchrun --no-python, srun
+//   auto mesh  = dm::init_device_mesh<mesh3d>(world);
+//
+// communicator.hpp: RAII ncclComm_t (split, typed collectives, abort); group.hpp: RAII
+// ncclGroupStart/End; options.hpp: ncclConfig_t; device.hpp: GPU from the local rank;
+// bootstrap.hpp / mpi_bootstrap.hpp: world creation. See docs/nccl.md.
+#pragma once
+#include "diagnostics.hpp"
+#include "nccl/bootstrap.hpp"
+#include "nccl/communicator.hpp"
+#include "nccl/device.hpp"
+#include "nccl/error.hpp"
+#include "nccl/group.hpp"
+#include "nccl/options.hpp"
+#include "nccl/types.hpp"
+#if defined(DEVMESH_WITH_MPI)
+#include "nccl/mpi_bootstrap.hpp"
+#endif

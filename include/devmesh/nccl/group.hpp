@@ -1,0 +1,49 @@
+// devmesh/nccl/group.hpp: RAII batching of NCCL calls (ncclGroupStart/End).
+//
+//   { dm::nccl::group g;                        // ncclGroupStart
+//     mesh.all_reduce<"dp">(a, dm::op::sum, s);
+//     mesh.all_gather<"tp">(b, c, s);
+//   }                                           // ncclGroupEnd: one launch for both dims
+//
+// end() ends the group early and reports failures as dm::comm_error. The destructor ends
+// a group still open: it throws when no other exception is in flight, and otherwise ends
+// the group quietly so the first error is the one that propagates.
+#pragma once
+#include <exception>
+
+#include "communicator.hpp"
+
+namespace devmesh::nccl {
+
+class group {
+ public:
+  group() : uncaught_(std::uncaught_exceptions()) { communicator::group_start(); }
+  group(const group&) = delete;
+  group& operator=(const group&) = delete;
+
+  void end() {
+    if (open_) {
+      open_ = false;
+      communicator::group_end();
+    }
+  }
+
+  ~group() noexcept(false) {
+    if (!open_) return;
+    if (std::uncaught_exceptions() > uncaught_) {
+      open_ = false;
+      try {
+        communicator::group_end();
+      } catch (...) {
+      }
+    } else {
+      end();
+    }
+  }
+
+ private:
+  int uncaught_;
+  bool open_ = true;
+};
+
+}  // namespace devmesh::nccl

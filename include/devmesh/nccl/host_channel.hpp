@@ -1,0 +1,66 @@
+// devmesh/nccl/host_channel.hpp: the host-memory side channel of an NCCL world.
+//
+// A world bootstrapped from MPI keeps a duplicate of the MPI communicator as its host
+// channel. devmesh uses it for two things NCCL cannot do well: the mesh consistency
+// check (a small host all-gather, no device buffer) and *outcome agreement* after init
+// and split: every rank learns which ranks failed or timed out and throws the same
+// error, instead of some ranks throwing and the others waiting for them.
+#pragma once
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace devmesh::nccl::detail {
+
+/// Host all-gather over the ranks of a communicator, in its rank order.
+class host_channel {
+ public:
+  virtual ~host_channel() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual void all_gather_bytes(const void* in, void* out, std::size_t n) const = 0;
+};
+
+/// Outcome of one rank's part of a collective NCCL operation.
+enum class outcome : int { ok = 0, failed = 1, timed_out = 2, skipped = 3 };
+
+struct rank_outcome {
+  int what = 0;  ///< outcome
+  int code = 0;  ///< ncclResult_t when failed
+};
+
+/// Gathers every rank's outcome over `ch` and returns "" when all are ok, else a summary
+/// such as "failed on rank(s) 1 [ncclInternalError], timed out on rank(s) 0, 2, 3".
+/// `code_name` turns a code into text. Without a channel, summarises the local outcome.
+template <class CodeName>
+std::string agree(const host_channel* ch, int my_rank, rank_outcome mine, CodeName code_name) {
+  std::vector<rank_outcome> all;
+  if (ch) {
+    all.resize(static_cast<std::size_t>(ch->size()));
+    ch->all_gather_bytes(&mine, all.data(), sizeof(rank_outcome));
+  } else {
+    all.assign(1, mine);
+  }
+  std::string failed, timed_out, skipped;
+  auto add = [](std::string& s, int r, const std::string& extra) {
+    s += (s.empty() ? "" : ", ") + std::to_string(r) + extra;
+  };
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    int r = ch ? static_cast<int>(i) : my_rank;
+    switch (static_cast<outcome>(all[i].what)) {
+      case outcome::ok: break;
+      case outcome::failed: add(failed, r, std::string(" [") + code_name(all[i].code) + "]"); break;
+      case outcome::timed_out: add(timed_out, r, ""); break;
+      case outcome::skipped: add(skipped, r, ""); break;
+    }
+  }
+  std::string s;
+  if (!failed.empty()) s += "failed on rank(s) " + failed;
+  if (!timed_out.empty()) s += (s.empty() ? "" : "; ") + std::string("timed out on rank(s) ") + timed_out;
+  if (!skipped.empty())
+    s += (s.empty() ? "" : "; ") + std::string("not attempted on rank(s) ") + skipped + " (an earlier step failed there)";
+  return s;
+}
+
+}  // namespace devmesh::nccl::detail

@@ -1,0 +1,117 @@
+// devmesh/nccl/mpi_bootstrap.hpp: dm::nccl::world(mpi_world), the NCCL world of an MPI job.
+//
+// Steps, each ending in an agreement over MPI so every rank throws the same error and no
+// rank is left waiting: (1) select the GPU from the launcher's local rank; rank 0 (or the
+// `roots` root ranks) calls ncclGetUniqueId and broadcasts the id over MPI; (2)
+// ncclCommInitRankConfig (or ncclCommInitRankScalable), non-blocking by default and bounded
+// by options::timeout. The communicator keeps a duplicate of the MPI communicator as its
+// host channel for the mesh consistency check.
+#pragma once
+#include <algorithm>
+#include <concepts>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+#include <nccl.h>
+
+#include "bootstrap.hpp"
+
+namespace devmesh::nccl {
+namespace detail {
+
+inline void check_mpi(int rc, const char* call) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw comm_error(std::string("devmesh: ") + call + " failed: " + std::string(text, static_cast<std::size_t>(len)));
+}
+
+/// A private duplicate of the bootstrap MPI communicator, errors returned (not fatal).
+class mpi_channel final : public host_channel {
+ public:
+  explicit mpi_channel(MPI_Comm parent) {
+    check_mpi(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup (nccl bootstrap)");
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  mpi_channel(const mpi_channel&) = delete;
+  mpi_channel& operator=(const mpi_channel&) = delete;
+  ~mpi_channel() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Comm_free(&comm_);  // after MPI_Finalize there is nothing left to free
+  }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void all_gather_bytes(const void* in, void* out, std::size_t n) const override {
+    check_mpi(MPI_Allgather(in, static_cast<int>(n), MPI_BYTE, out, static_cast<int>(n), MPI_BYTE, comm_),
+              "MPI_Allgather (nccl host channel)");
+  }
+  void broadcast_bytes(void* buf, std::size_t n, int root) const {
+    check_mpi(MPI_Bcast(buf, static_cast<int>(n), MPI_BYTE, root, comm_), "MPI_Bcast (ncclUniqueId)");
+  }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 0;
+};
+
+}  // namespace detail
+
+/// Bootstrap settings of world().
+struct bootstrap_options {
+  device_choice device{};
+  /// 1: ncclCommInitRankConfig with rank 0's id. k > 1: ncclCommInitRankScalable with k ids
+  /// made by ranks floor(i * size / k), which spreads NCCL's bootstrap over k roots (for
+  /// worlds of many thousands of ranks).
+  int roots = 1;
+};
+
+/// The NCCL world over the ranks of the MPI communicator `mpi_comm` (usually
+/// MPI_COMM_WORLD), in its rank order. Collective over `mpi_comm`.
+inline communicator world(MPI_Comm mpi_comm, const options& o = {}, const bootstrap_options& b = {}) {
+  auto ch = std::make_shared<const detail::mpi_channel>(mpi_comm);
+  const int rank = ch->rank(), size = ch->size();
+  const int roots = std::clamp(b.roots, 1, size);
+  detail::rank_outcome mine{};
+  std::string local;
+  try {
+    select_device(b.device);
+  } catch (const comm_error& e) {
+    mine = {static_cast<int>(detail::outcome::failed), -1};
+    local = e.what();
+  }
+  std::vector<ncclUniqueId> ids(static_cast<std::size_t>(roots));
+  for (int i = 0; i < roots; ++i) {
+    const int root = static_cast<int>(static_cast<long long>(i) * size / roots);
+    if (rank == root && mine.what == 0) {
+      if (ncclResult_t r = ncclGetUniqueId(&ids[static_cast<std::size_t>(i)]); r != ncclSuccess) {
+        mine = {static_cast<int>(detail::outcome::failed), static_cast<int>(r)};
+        local = "ncclGetUniqueId: " + detail::describe(r, nullptr);
+      }
+    }
+    // Every rank broadcasts, failed or not, so nobody waits; the agreement below decides.
+    ch->broadcast_bytes(&ids[static_cast<std::size_t>(i)], sizeof(ncclUniqueId), root);
+  }
+  std::string summary = detail::agree(ch.get(), rank, mine, detail::outcome_code_name);
+  if (!summary.empty())
+    throw comm_error("devmesh: nccl::world: bootstrap " + summary + (local.empty() ? std::string() : "; here: " + local));
+  return detail::init_rank(size, rank, ids, o, std::move(ch), "nccl::world");
+}
+
+/// world() from a devmesh MPI communicator (dm::mpi::communicator, or anything whose
+/// native() is an MPI_Comm).
+template <class MpiCommunicator>
+  requires requires(const MpiCommunicator& c) {
+    { c.native() } -> std::convertible_to<MPI_Comm>;
+  }
+communicator world(const MpiCommunicator& mpi_world, const options& o = {}, const bootstrap_options& b = {}) {
+  return world(static_cast<MPI_Comm>(mpi_world.native()), o, b);
+}
+
+}  // namespace devmesh::nccl

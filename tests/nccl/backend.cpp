@@ -1,0 +1,399 @@
+// tests/nccl/backend.cpp: dm::nccl::communicator over the NCCL/CUDA test double, under
+// mpirun (2, 4, 8 ranks). Every rank runs every case; "device" buffers are host memory in
+// the double. Checks what the backend hands NCCL (colors, keys, datatypes, counts, config,
+// group calls) and what comes back (membership, numbers), and the RAII bookkeeping.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+namespace dm = devmesh;
+using namespace nccl_test;
+
+namespace {
+
+// Every communicator made by a case is gone by its end, finalized before destroyed.
+struct no_leaks {
+  int aborted_before = devmesh_fake_nccl_aborted();
+  ~no_leaks() {
+    CHECK(devmesh_fake_nccl_live_comms() == 0);
+    CHECK(devmesh_fake_cuda_live_allocs() == 0);
+    CHECK(devmesh_fake_nccl_destroyed_unfinalized() == 0);
+  }
+};
+
+dm::nccl::communicator make_world(bool blocking = false) { return dm::nccl::world(MPI_COMM_WORLD, fast(blocking)); }
+
+}  // namespace
+
+// ---- compile-time mapping ----------------------------------------------------------------
+static_assert(dm::nccl::datatype<float> == ncclFloat32);
+static_assert(dm::nccl::datatype<const double> == ncclFloat64);
+static_assert(dm::nccl::datatype<std::int8_t> == ncclInt8);
+static_assert(dm::nccl::datatype<std::uint8_t> == ncclUint8);
+static_assert(dm::nccl::datatype<char> == (std::is_signed_v<char> ? ncclInt8 : ncclUint8));
+static_assert(dm::nccl::datatype<std::int32_t> == ncclInt32);
+static_assert(dm::nccl::datatype<std::uint32_t> == ncclUint32);
+static_assert(dm::nccl::datatype<long> == ncclInt64);
+static_assert(dm::nccl::datatype<long long> == ncclInt64);
+static_assert(dm::nccl::datatype<unsigned long long> == ncclUint64);
+static_assert(dm::nccl::datatype<__half> == ncclFloat16);
+static_assert(dm::nccl::datatype<__nv_bfloat16> == ncclBfloat16);
+static_assert(dm::nccl::datatype<std::byte> == ncclUint8);
+static_assert(dm::nccl::redop(dm::op::sum) == ncclSum && dm::nccl::redop(dm::op::prod) == ncclProd &&
+              dm::nccl::redop(dm::op::min) == ncclMin && dm::nccl::redop(dm::op::max) == ncclMax &&
+              dm::nccl::redop(dm::op::avg) == ncclAvg);
+static_assert(dm::communicator<dm::nccl::communicator>);
+
+TEST_CASE("world from MPI: rank order, device from the local rank, host channel") {
+  no_leaks guard;
+  auto w = make_world();
+  CHECK(w.valid());
+  CHECK(w.rank() == world_rank());
+  CHECK(w.size() == world_size());
+  CHECK(w.has_host_channel());
+  CHECK(std::string(dm::nccl::communicator::backend_name()) == "nccl");
+  CHECK(devmesh_fake_cuda_current_device() == std::atoi(std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")));
+  devmesh_fake_comm_info info{};
+  REQUIRE(devmesh_fake_nccl_comm_info(w.native(), &info));
+  CHECK(info.blocking == 0);  // devmesh's default: non-blocking, bounded by the timeout
+  for (int r = 0; r < std::min(world_size(), 64); ++r) CHECK(info.world_ranks[r] == r);
+  std::vector<int> all(static_cast<std::size_t>(w.size()));
+  int me = w.rank() * 10;
+  w.all_gather_bytes(&me, all.data(), sizeof me);
+  for (int r = 0; r < w.size(); ++r) CHECK(all[static_cast<std::size_t>(r)] == r * 10);
+}
+
+TEST_CASE("scalable init over several roots, and blocking mode") {
+  no_leaks guard;
+  dm::nccl::bootstrap_options b;
+  b.roots = 2;
+  auto w = dm::nccl::world(MPI_COMM_WORLD, fast(true), b);
+  CHECK(devmesh_fake_nccl_last_init_nids() == std::min(2, world_size()));
+  CHECK(w.size() == world_size());
+  devmesh_fake_comm_info info{};
+  REQUIRE(devmesh_fake_nccl_comm_info(w.native(), &info));
+  CHECK(info.blocking == 1);
+  std::vector<float> v{1.f};
+  w.all_reduce(v.data(), v.data(), 1, dm::op::sum, nullptr);
+  CHECK(v[0] == static_cast<float>(world_size()));
+}
+
+TEST_CASE("split: colors and keys reach NCCL, membership follows the key order") {
+  no_leaks guard;
+  auto w = make_world();
+  const int r = w.rank(), n = w.size();
+  // Two groups (even, odd), ordered by descending world rank.
+  const int color = r % 2, key = n - r;
+  auto o = fast();
+  o.name = "test:parity";
+  auto c = w.split(color, key, o);
+  int last_color = 0, last_key = 0;
+  devmesh_fake_nccl_last_split(&last_color, &last_key);
+  CHECK(last_color == color);
+  CHECK(last_key == key);
+  std::vector<int> expected;
+  for (int q = n - 1; q >= 0; --q)
+    if (q % 2 == color) expected.push_back(q);
+  REQUIRE(c.valid());
+  CHECK(c.size() == static_cast<int>(expected.size()));
+  CHECK(c.rank() == static_cast<int>(std::find(expected.begin(), expected.end(), r) - expected.begin()));
+  CHECK_FALSE(c.has_host_channel());  // children gather through NCCL, with a device buffer
+  std::vector<int> members(expected.size());
+  c.all_gather_bytes(&r, members.data(), sizeof r);
+  CHECK(members == expected);
+  devmesh_fake_comm_info info{};
+  REQUIRE(devmesh_fake_nccl_comm_info(c.native(), &info));
+  CHECK(std::string(info.comm_name) == "test:parity");
+  for (std::size_t i = 0; i < expected.size() && i < 64; ++i) CHECK(info.world_ranks[i] == expected[i]);
+
+  // dm::no_color becomes NCCL_SPLIT_NOCOLOR, and those ranks get an invalid communicator.
+  auto d = w.split(r == 0 ? dm::no_color : 0, r, fast());
+  devmesh_fake_nccl_last_split(&last_color, &last_key);
+  if (r == 0) {
+    CHECK(last_color == NCCL_SPLIT_NOCOLOR);
+    CHECK_FALSE(d.valid());
+    CHECK(d.size() == 0);
+  } else {
+    CHECK(d.size() == n - 1);
+    CHECK(d.rank() == r - 1);
+  }
+  CHECK_THROWS_WITH_AS(w.split(-5, 0, fast()), doctest::Contains("color must be >= 0 or dm::no_color"), dm::comm_error);
+}
+
+TEST_CASE("options map to ncclConfig_t") {
+  no_leaks guard;
+  auto w = make_world();
+  dm::nccl::options o = fast(true);
+  o.cga_cluster_size = 2;
+  o.min_ctas = 1;
+  o.max_ctas = 4;
+  o.net_name = "IB";
+  o.name = "mesh:tp";
+  o.split_share = true;
+  auto c = w.split(0, w.rank(), o);
+  devmesh_fake_comm_info info{};
+  REQUIRE(devmesh_fake_nccl_comm_info(c.native(), &info));
+  CHECK(info.blocking == 1);
+  CHECK(info.cga_cluster_size == 2);
+  CHECK(info.min_ctas == 1);
+  CHECK(info.max_ctas == 4);
+  CHECK(std::string(info.net_name) == "IB");
+  CHECK(std::string(info.comm_name) == "mesh:tp");
+  CHECK(info.split_share == 1);
+  CHECK(c.opts() == o);
+  CHECK(o.describe().find("commName=mesh:tp") != std::string::npos);
+  // Unset fields stay NCCL_CONFIG_UNDEF_INT: NCCL keeps its defaults.
+  auto d = w.split(0, w.rank(), fast());
+  REQUIRE(devmesh_fake_nccl_comm_info(d.native(), &info));
+  CHECK(info.cga_cluster_size == -1);
+  CHECK(info.split_share == -1);
+  CHECK(std::string(info.comm_name).empty());
+}
+
+template <class T>
+void check_collectives(const dm::nccl::communicator& c, bool reducible) {
+  const int r = c.rank(), n = c.size();
+  const std::size_t un = static_cast<std::size_t>(n);
+  const std::size_t k = 3;
+  constexpr ncclDataType_t dt = dm::nccl::datatype<T>;
+  cudaStream_t s = nullptr;
+  if (reducible) {
+    std::vector<T> v(k);
+    for (std::size_t i = 0; i < k; ++i) v[i] = static_cast<T>(r + 1 + static_cast<int>(i));
+    std::vector<T> sum(k);
+    c.all_reduce(v.data(), sum.data(), k, dm::op::sum, s);
+    auto last = devmesh_fake_nccl_last_call();
+    CHECK(std::string(last.name) == "ncclAllReduce");
+    CHECK(last.datatype == dt);
+    CHECK(last.count == k);
+    CHECK(last.op == ncclSum);
+    for (std::size_t i = 0; i < k; ++i) CHECK(sum[i] == static_cast<T>(n * (n + 1) / 2 + n * static_cast<int>(i)));
+    std::vector<T> mx = v;  // in place
+    c.all_reduce(mx.data(), mx.data(), k, dm::op::max, s);
+    CHECK(mx[0] == static_cast<T>(n));
+    std::vector<T> mn(k);
+    c.all_reduce(v.data(), mn.data(), k, dm::op::min, s);
+    CHECK(mn[0] == static_cast<T>(1));
+    std::vector<T> one{static_cast<T>(r == 0 ? 2 : 1)}, prod(1);
+    c.all_reduce(one.data(), prod.data(), 1, dm::op::prod, s);
+    CHECK(prod[0] == static_cast<T>(2));
+    std::vector<T> same{static_cast<T>(6)}, avg(1);
+    c.all_reduce(same.data(), avg.data(), 1, dm::op::avg, s);
+    CHECK(devmesh_fake_nccl_last_call().op == ncclAvg);
+    CHECK(avg[0] == static_cast<T>(6));
+    // reduce to the last rank
+    std::vector<T> red(k, T{});
+    c.reduce(v.data(), red.data(), k, dm::op::sum, n - 1, s);
+    CHECK(devmesh_fake_nccl_last_call().peer == n - 1);
+    if (r == n - 1) CHECK(red[0] == static_cast<T>(n * (n + 1) / 2));
+    // reduce_scatter: rank p gets the sum of element block p
+    std::vector<T> in(k * un), out(k);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i % 10);
+    c.reduce_scatter(in.data(), out.data(), k, dm::op::sum, s);
+    CHECK(devmesh_fake_nccl_last_call().count == k);
+    for (std::size_t i = 0; i < k; ++i) CHECK(out[i] == static_cast<T>(n * static_cast<int>((static_cast<std::size_t>(r) * k + i) % 10)));
+  }
+  // broadcast from rank 0
+  std::vector<T> b(k, static_cast<T>(r == 0 ? 7 : 0));
+  c.broadcast(b.data(), k, 0, s);
+  CHECK(std::all_of(b.begin(), b.end(), [](T x) { return x == static_cast<T>(7); }));
+  // all_gather
+  std::vector<T> mine(k, static_cast<T>(r)), all(k * un);
+  c.all_gather(mine.data(), all.data(), k, s);
+  CHECK(devmesh_fake_nccl_last_call().count == k);
+  for (std::size_t i = 0; i < all.size(); ++i) CHECK(all[i] == static_cast<T>(static_cast<int>(i / k)));
+  // all_to_all: block p of rank r holds r*16+p; received block p holds p*16+r
+  std::vector<T> a2a(k * un), got(k * un);
+  for (std::size_t i = 0; i < a2a.size(); ++i) a2a[i] = static_cast<T>(r * 16 + static_cast<int>(i / k));
+  c.all_to_all(a2a.data(), got.data(), k, s);
+  for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == static_cast<T>(static_cast<int>(i / k) * 16 + r));
+  c.all_to_all(a2a.data(), a2a.data(), k, s);  // in place
+  CHECK(a2a == got);
+  // sendrecv: a periodic shift to the right
+  std::vector<T> sv(k, static_cast<T>(r)), rv(k);
+  c.sendrecv(sv.data(), k, (r + 1) % n, rv.data(), k, (r + n - 1) % n, s);
+  CHECK(rv[0] == static_cast<T>((r + n - 1) % n));
+  // non-periodic: the ends send or receive nothing (-1)
+  std::vector<T> rv2(k, static_cast<T>(99));
+  c.sendrecv(sv.data(), k, r + 1 < n ? r + 1 : -1, rv2.data(), k, r > 0 ? r - 1 : -1, s);
+  CHECK(rv2[0] == static_cast<T>(r > 0 ? r - 1 : 99));
+  c.barrier(s);
+  CHECK(std::string(devmesh_fake_nccl_last_call().name) == "ncclAllReduce");
+}
+
+TEST_CASE("typed collectives, numerically, per element type, on world and on a split") {
+  no_leaks guard;
+  for (bool blocking : {false, true}) {
+    CAPTURE(blocking);
+    auto w = make_world(blocking);
+    auto half = w.split(w.rank() % 2, w.rank(), fast(blocking));
+    for (const auto* c : {&w, &half}) {
+      check_collectives<float>(*c, true);
+      check_collectives<double>(*c, true);
+      check_collectives<std::int32_t>(*c, true);
+      check_collectives<std::uint32_t>(*c, true);
+      check_collectives<std::int64_t>(*c, true);
+      check_collectives<std::uint64_t>(*c, true);
+      check_collectives<std::int8_t>(*c, true);
+      check_collectives<std::uint8_t>(*c, false);
+    }
+  }
+}
+
+TEST_CASE("group: calls on several communicators batched into one ncclGroupEnd") {
+  no_leaks guard;
+  auto w = make_world();
+  auto a = w.split(0, w.rank(), fast());
+  auto b = w.split(w.rank() % 2, w.rank(), fast());
+  std::vector<int> x{1}, y{1};
+  const int ends = devmesh_fake_nccl_group_ends();
+  {
+    dm::nccl::group g;
+    a.all_reduce(x.data(), x.data(), 1, dm::op::sum, nullptr);
+    CHECK(devmesh_fake_nccl_last_call().in_group == 1);
+    b.all_reduce(y.data(), y.data(), 1, dm::op::sum, nullptr);
+  }
+  CHECK(devmesh_fake_nccl_group_ends() == ends + 1);
+  CHECK(x[0] == a.size());
+  CHECK(y[0] == b.size());
+  // The concept's static hooks, nested: one outermost end.
+  dm::nccl::communicator::group_start();
+  dm::nccl::communicator::group_start();
+  a.all_reduce(x.data(), x.data(), 1, dm::op::sum, nullptr);
+  dm::nccl::communicator::group_end();
+  CHECK(devmesh_fake_nccl_group_ends() == ends + 1);
+  dm::nccl::communicator::group_end();
+  CHECK(devmesh_fake_nccl_group_ends() == ends + 2);
+  CHECK(x[0] == a.size() * a.size());
+  // A group left by an exception ends quietly; the first error propagates.
+  CHECK_THROWS_AS(([&] {
+                    dm::nccl::group g;
+                    a.reduce(x.data(), x.data(), 1, dm::op::sum, a.size(), nullptr);
+                  }()),
+                  dm::comm_error);
+  CHECK(devmesh_fake_nccl_group_ends() == ends + 3);
+}
+
+TEST_CASE("ownership: finalize before destroy, moves, abort, adopt and borrow") {
+  no_leaks guard;
+  const int destroyed = devmesh_fake_nccl_destroyed(), aborted = devmesh_fake_nccl_aborted();
+  {
+    auto w = make_world();
+    auto c = w.split(0, w.rank(), fast());
+    dm::nccl::communicator moved = std::move(c);
+    CHECK_FALSE(c.valid());  // NOLINT: moved-from is empty, and safe to destroy
+    CHECK(moved.valid());
+    CHECK_THROWS_WITH_AS(c.barrier(nullptr), doctest::Contains("invalid nccl::communicator"), dm::comm_error);
+    moved = w.split(0, w.rank(), fast());  // the old one is ended first
+    CHECK(devmesh_fake_nccl_live_comms() == 2);
+    moved.abort();
+    CHECK_FALSE(moved.valid());
+    CHECK(moved.aborted());
+    CHECK_THROWS_WITH_AS(moved.barrier(nullptr), doctest::Contains("aborted"), dm::comm_error);
+    moved.abort();  // twice is fine
+  }
+  CHECK(devmesh_fake_nccl_destroyed() == destroyed + 2);
+  CHECK(devmesh_fake_nccl_aborted() == aborted + 1);
+  // borrow: the caller still owns the handle
+  auto w = make_world();
+  ncclComm_t raw = nullptr;
+  {
+    auto c = w.split(0, w.rank(), fast());
+    raw = c.native();
+    auto b = dm::nccl::communicator::borrow(raw, fast());
+    CHECK(b.rank() == w.rank());
+    CHECK(b.size() == w.size());
+  }
+  // c ended raw; the borrow did not end it again (the double would count a second destroy)
+  CHECK(devmesh_fake_nccl_destroyed() == destroyed + 3);
+}
+
+TEST_CASE("run-time misuse is a comm_error with context, not UB") {
+  no_leaks guard;
+  auto w = make_world();
+  std::vector<float> v(4);
+  CHECK_THROWS_WITH_AS(w.broadcast(v.data(), 4, w.size(), nullptr), doctest::Contains("root"), dm::comm_error);
+  CHECK_THROWS_WITH_AS(w.sendrecv(v.data(), 1, w.size() + 3, v.data(), 1, -1, nullptr), doctest::Contains("dest"),
+                       dm::comm_error);
+  // An NCCL error code becomes an exception carrying ncclGetErrorString and ncclGetLastError.
+  std::vector<__half> h(2);
+  CHECK_THROWS_WITH_AS(w.all_reduce(h.data(), h.data(), 2, dm::op::sum, nullptr),
+                       doctest::Contains("ncclInvalidArgument (invalid argument"), dm::comm_error);
+  CHECK_THROWS_WITH_AS(w.all_reduce(h.data(), h.data(), 2, dm::op::sum, nullptr),
+                       doctest::Contains("last NCCL error: fake nccl: ncclAllReduce"), dm::comm_error);
+  w.all_gather(h.data(), std::vector<__half>(2 * static_cast<std::size_t>(w.size())).data(), 2, nullptr);  // moves are fine
+  CHECK(devmesh_fake_nccl_last_call().datatype == ncclFloat16);
+}
+
+TEST_CASE("device selection from the launcher's local rank") {
+  scoped_env a("OMPI_COMM_WORLD_LOCAL_RANK", nullptr), b("SLURM_LOCALID", nullptr), c("LOCAL_RANK", nullptr);
+  CHECK_THROWS_WITH_AS(dm::nccl::select_device(),
+                       doctest::Contains("missing: OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, LOCAL_RANK"),
+                       dm::comm_error);
+  {
+    scoped_env l("LOCAL_RANK", "3");
+    CHECK(dm::nccl::select_device() == 3);
+    CHECK(devmesh_fake_cuda_current_device() == 3);
+    scoped_env s("SLURM_LOCALID", "5");  // srun's variable comes before torchrun's
+    CHECK(dm::nccl::select_device() == 5);
+  }
+  {
+    scoped_env l("LOCAL_RANK", "9");
+    CHECK_THROWS_WITH_AS(dm::nccl::select_device(), doctest::Contains("local rank 9 (from LOCAL_RANK)"), dm::comm_error);
+  }
+  {
+    scoped_env l("SLURM_LOCALID", "x1");
+    CHECK_THROWS_WITH_AS(dm::nccl::select_device(), doctest::Contains("SLURM_LOCALID='x1'"), dm::comm_error);
+  }
+  CHECK(dm::nccl::select_device(dm::nccl::device_choice{2}) == 2);
+  // world(): a rank that cannot select a device makes every rank throw, naming it.
+  CHECK_THROWS_WITH_AS(dm::nccl::world(MPI_COMM_WORLD, fast()), doctest::Contains("device selection"), dm::comm_error);
+  CHECK(devmesh_fake_nccl_live_comms() == 0);
+}
+
+TEST_CASE("world_from_env: RANK/WORLD_SIZE and NCCL_COMM_ID from MASTER_ADDR:MASTER_PORT") {
+  no_leaks guard;
+  const std::string rank = std::to_string(world_rank()), size = std::to_string(world_size());
+  scoped_env id("NCCL_COMM_ID", nullptr);
+  {
+    scoped_env r("RANK", nullptr), n("WORLD_SIZE", size.c_str());
+    CHECK_THROWS_WITH_AS(dm::nccl::world_from_env(fast()), doctest::Contains("missing launcher variable(s) RANK"),
+                         dm::comm_error);
+  }
+  scoped_env r("RANK", rank.c_str()), n("WORLD_SIZE", size.c_str());
+  {
+    scoped_env a("MASTER_ADDR", nullptr), p("MASTER_PORT", nullptr);
+    CHECK_THROWS_WITH_AS(dm::nccl::world_from_env(fast()), doctest::Contains("neither is MASTER_ADDR, MASTER_PORT"),
+                         dm::comm_error);
+  }
+  scoped_env a("MASTER_ADDR", "127.0.0.1"), p("MASTER_PORT", "29500");
+  auto w = dm::nccl::world_from_env(fast());
+  CHECK(std::string(std::getenv("NCCL_COMM_ID")) == "127.0.0.1:29501");
+  CHECK(w.rank() == world_rank());
+  CHECK(w.size() == world_size());
+  CHECK_FALSE(w.has_host_channel());
+  std::vector<int> all(static_cast<std::size_t>(w.size()));
+  const int me = w.rank() + 100;
+  w.all_gather_bytes(&me, all.data(), sizeof me);  // through NCCL and a device buffer
+  for (int q = 0; q < w.size(); ++q) CHECK(all[static_cast<std::size_t>(q)] == q + 100);
+  CHECK(devmesh_fake_cuda_live_allocs() == 0);
+}
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  doctest::Context ctx(argc, argv);
+  if (world_rank() != 0) ctx.setOption("out", "/dev/null");
+  int failed = ctx.run() != 0 ? 1 : 0, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (failed) std::fprintf(stderr, "rank %d: failures\n", world_rank());
+  MPI_Finalize();
+  return any;
+}
