@@ -1,9 +1,10 @@
 # Configures, builds and runs one consumer project with the CMake and compilers of the
 # enclosing build: cmake -DSOURCE=<consumer> -DBUILD=<dir> [-DARGS=a;b] [-DRUN=exe]
-#   [-DEXPECT=regex] [-DTESTS=n] -P run_consumer.cmake
+#   [-DEXPECT=regex] [-DTESTS=n] [-DCONFIGURE_EXPECT=regex] [-DCTEST=ON] -P run_consumer.cmake
 # With -DINSTALL_PREFIX=<dir> instead, it installs devmesh (SOURCE) to that prefix.
 # TESTS: the exact number of tests the consumer's ctest must list (devmesh's own tests
-# must not leak into a consumer).
+# must not leak into a consumer). CONFIGURE_EXPECT: a regex the configure output must match.
+# CTEST: also run the consumer's own ctest.
 cmake_minimum_required(VERSION 3.25)
 foreach(v SOURCE BUILD)
   if(NOT DEFINED ${v})
@@ -39,6 +40,9 @@ endif()
 
 run("${CMAKE_COMMAND}" ${config})
 message(STATUS "configure:\n${out}")
+if(DEFINED CONFIGURE_EXPECT AND NOT out MATCHES "${CONFIGURE_EXPECT}")
+  message(FATAL_ERROR "devmesh package test: the consumer's configure output does not match '${CONFIGURE_EXPECT}'")
+endif()
 run("${CMAKE_COMMAND}" --build "${BUILD}" -j 2)
 if(DEFINED TESTS)
   run("${CMAKE_CTEST_COMMAND}" --test-dir "${BUILD}" -N)
@@ -52,4 +56,8 @@ if(DEFINED RUN)
   if(DEFINED EXPECT AND NOT out MATCHES "${EXPECT}")
     message(FATAL_ERROR "devmesh package test: ${RUN}'s output does not match '${EXPECT}'")
   endif()
+endif()
+if(CTEST)
+  run("${CMAKE_CTEST_COMMAND}" --test-dir "${BUILD}" --output-on-failure)
+  message(STATUS "the consumer's ctest:\n${out}")
 endif()
