@@ -22,6 +22,19 @@
 namespace devmesh::nccl {
 namespace detail {
 
+/// n ncclUniqueIds in one buffer. (Not std::vector<ncclUniqueId>: the id is an unnamed
+/// struct, and nvcc 13 crashes destroying a vector of an unnamed type.)
+class unique_ids {
+ public:
+  explicit unique_ids(std::size_t n) : bytes_(n * sizeof(ncclUniqueId)) {}
+  std::size_t size() const { return bytes_.size() / sizeof(ncclUniqueId); }
+  ncclUniqueId* data() { return reinterpret_cast<ncclUniqueId*>(bytes_.data()); }
+  ncclUniqueId& operator[](std::size_t i) { return data()[i]; }
+
+ private:
+  std::vector<unsigned char> bytes_;
+};
+
 inline const char* outcome_code_name(int c) {
   return c < 0 ? "device selection" : result_name(static_cast<ncclResult_t>(c));
 }
@@ -29,7 +42,7 @@ inline const char* outcome_code_name(int c) {
 /// ncclCommInitRankConfig (one id) or ncclCommInitRankScalable (several), then a bounded
 /// wait when non-blocking, then outcome agreement over `ch` (if any). On failure anywhere
 /// the local communicator is aborted and comm_error is thrown.
-inline communicator init_rank(int nranks, int rank, std::vector<ncclUniqueId>& ids, const options& o,
+inline communicator init_rank(int nranks, int rank, unique_ids& ids, const options& o,
                               std::shared_ptr<const host_channel> ch, const std::string& where) {
   ncclConfig_t cfg = to_config(o);
   ncclComm_t comm = nullptr;
@@ -116,7 +129,7 @@ inline communicator world_from_env(const options& o = {}, const env_options& e =
     setenv("NCCL_COMM_ID", id.c_str(), 0);
   }
   select_device(e.device);
-  std::vector<ncclUniqueId> ids(1);
+  detail::unique_ids ids(1);
   // With NCCL_COMM_ID set, every rank gets the same id (the address); no exchange needed.
   if (ncclResult_t r = ncclGetUniqueId(&ids[0]); r != ncclSuccess)
     detail::throw_nccl("nccl::world_from_env: ncclGetUniqueId (NCCL_COMM_ID=" + std::string(std::getenv("NCCL_COMM_ID")) + ")",

@@ -86,7 +86,7 @@ inline communicator world(MPI_Comm mpi_comm, const options& o = {}, const bootst
     mine = {static_cast<int>(detail::outcome::failed), -1};
     local = e.what();
   }
-  std::vector<ncclUniqueId> ids(static_cast<std::size_t>(roots));
+  detail::unique_ids ids(static_cast<std::size_t>(roots));
   for (int i = 0; i < roots; ++i) {
     const int root = static_cast<int>(static_cast<long long>(i) * size / roots);
     if (rank == root && mine.what == 0) {
