@@ -8,11 +8,14 @@
 //                  world, as new_group is); keep the one that holds the rank
 //   create_group   the same groups, each created only by its members (MPI_Comm_create_group)
 //   cart           MPI_Cart_create + one MPI_Cart_sub per dim
+//   split_only     devmesh's splits alone (mesh.comm_split(rank, d) + MPI_Comm_split per dim,
+//                  none for a 1-D mesh over the world), without init_device_mesh's checks:
+//                  shows what those checks cost
 //
 // Meshes (products equal N): 3-D (max(N/4,1), min(2,N/2), 2), 2-D (2, N/2), 1-D (N).
 // Output: one JSON object per (mesh, method) on rank 0's stdout; communicator-creating calls
 // per rank (counted with PMPI, max over ranks), other collectives per rank, median over
-// repetitions of the slowest rank's wall time. The four methods run in rotating order.
+// repetitions of the slowest rank's wall time. The methods run in rotating order.
 // usage: mpirun -np N init [--reps R]
 #include <mpi.h>
 
@@ -113,6 +116,19 @@ std::vector<MPI_Comm> make_cart(const std::vector<int>& shape) {
   return out;
 }
 
+template <class Layout>
+std::vector<MPI_Comm> make_splits(const Layout& layout) {
+  if (Layout::ndim == 1) return {MPI_COMM_WORLD};
+  std::vector<MPI_Comm> out;
+  for (int d = 0; d < Layout::ndim; ++d) {
+    const dm::split_args sa = layout.comm_split(world_rank, d);
+    MPI_Comm c;
+    check(MPI_Comm_split(MPI_COMM_WORLD, sa.color, sa.key, &c), "MPI_Comm_split");
+    out.push_back(c);
+  }
+  return out;
+}
+
 void free_all(std::vector<MPI_Comm>& comms) {
   for (MPI_Comm& c : comms)
     if (c != MPI_COMM_NULL && c != MPI_COMM_WORLD) MPI_Comm_free(&c);
@@ -148,12 +164,13 @@ struct bench_mesh {
   }
 
   void run(const dm::mpi::communicator& world, int reps) const {
-    const char* methods[] = {"devmesh", "pytorch", "create_group", "cart"};
-    std::vector<double> times[4];
-    long creates[4] = {}, collectives[4] = {};
+    constexpr int nm = 5;
+    const char* methods[nm] = {"devmesh", "pytorch", "create_group", "cart", "split_only"};
+    std::vector<double> times[nm];
+    long creates[nm] = {}, collectives[nm] = {};
     for (int rep = 0; rep < reps; ++rep) {
-      for (int k = 0; k < 4; ++k) {
-        const int method = (rep + k) % 4;  // rotate the order: no method always goes first
+      for (int k = 0; k < nm; ++k) {
+        const int method = (rep + k) % nm;  // rotate the order: no method always goes first
         check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
         const bench::mpi_call_counts before = bench::mpi_calls;
         const double t0 = MPI_Wtime();
@@ -163,6 +180,7 @@ struct bench_mesh {
         if (method == 1) comms = make_pytorch(shape, false);
         if (method == 2) comms = make_pytorch(shape, true);
         if (method == 3) comms = make_cart(shape);
+        if (method == 4) comms = make_splits(layout);
         const double local = MPI_Wtime() - t0;
         const long created = bench::mpi_calls.comm_create - before.comm_create;
         const long other = bench::mpi_calls.collective - before.collective;
@@ -182,7 +200,7 @@ struct bench_mesh {
       }
     }
     if (world_rank != 0) return;
-    for (int m = 0; m < 4; ++m) {
+    for (int m = 0; m < nm; ++m) {
       std::sort(times[m].begin(), times[m].end());
       std::printf(
           "{\"np\": %d, \"mesh\": \"%s\", \"ndim\": %d, \"method\": \"%s\", \"comm_create_calls\": %ld, "

@@ -1,0 +1,76 @@
+// bench/dispatch.cpp: what a named runtime call costs on the host, before MPI does any work.
+// One process (MPI singleton), a device mesh of shape (1, 1, 1) over it:
+//   comm_named     mesh.comm<"tp">().native()         vs   comm_handle: a stored MPI_Comm
+//   all_reduce_*   mesh.all_reduce<"tp">(1 float)     vs   MPI_Allreduce on the same MPI_Comm
+// A one-rank all-reduce does almost nothing, so the difference is devmesh's dispatch.
+#include <benchmark/benchmark.h>
+
+#include <devmesh/devmesh.hpp>
+#include <optional>
+#include <span>
+
+#include "alloc_counter.hpp"
+
+namespace dm = devmesh;
+using mesh3 = dm::mesh<dm::dim<"dp">, dm::dim<"cp">, dm::dim<"tp">>;
+using device_mesh = dm::device_mesh<mesh3, dm::mpi::communicator>;
+
+namespace {
+
+std::optional<dm::mpi::communicator> world;
+std::optional<device_mesh> mesh;
+MPI_Comm handle = MPI_COMM_NULL;  // what hand-written code keeps: the dim's MPI_Comm
+
+template <class F>
+void run(benchmark::State& st, F f) {
+  for (auto _ : st) f();
+  const bench::alloc_scope heap;  // heap use of one call, outside the timed loop
+  for (int i = 0; i < 100; ++i) f();
+  const auto calls = static_cast<double>(heap.calls());
+  st.counters["allocs_per_call"] = calls / 100;
+}
+
+void comm_named(benchmark::State& st) {
+  run(st, [] {
+    MPI_Comm c = mesh->comm<"tp">().native();
+    benchmark::DoNotOptimize(c);
+  });
+}
+void comm_handle(benchmark::State& st) {
+  run(st, [] {
+    MPI_Comm c = handle;
+    benchmark::DoNotOptimize(c);
+  });
+}
+float value = 1.0f;
+void all_reduce_named(benchmark::State& st) {
+  run(st, [] {
+    mesh->all_reduce<"tp">(std::span(&value, 1), dm::op::sum);
+    benchmark::ClobberMemory();
+  });
+}
+void all_reduce_raw(benchmark::State& st) {
+  run(st, [] {
+    MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_FLOAT, MPI_SUM, handle);
+    benchmark::ClobberMemory();
+  });
+}
+
+}  // namespace
+
+BENCHMARK(comm_named);
+BENCHMARK(comm_handle);
+BENCHMARK(all_reduce_named);
+BENCHMARK(all_reduce_raw);
+
+int main(int argc, char** argv) {
+  dm::mpi::environment env(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  world.emplace(dm::mpi::world());
+  mesh.emplace(dm::init_device_mesh(*world, mesh3(1, 1, world->size())));
+  handle = mesh->comm<"tp">().native();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  mesh.reset();
+  return 0;
+}

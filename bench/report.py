@@ -1,0 +1,473 @@
+#!/usr/bin/env python3
+"""bench/report.py: turns bench/run's results into docs/benchmarks.md and its SVG plots.
+
+Every number in the report comes from the results directory; every target verdict is
+computed here from those numbers (none is written by hand).
+usage: report.py --results DIR --out docs/benchmarks.md --img docs/img [--quick]
+"""
+import argparse
+import datetime
+import glob
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import svg  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stdout.strip()
+    except Exception:  # noqa: BLE001 - a missing tool only blanks one line of the report
+        return ""
+
+
+def load_json(path, default=None):
+    if not os.path.exists(path):
+        return default
+    with open(path) as f:
+        return json.load(f)
+
+
+def load_jsonl(pattern):
+    rows = []
+    for p in sorted(glob.glob(pattern)):
+        with open(p) as f:
+            rows += [json.loads(line) for line in f if line.strip().startswith("{")]
+    return rows
+
+
+def gb_medians(path):
+    """Google Benchmark JSON -> {run_name: {"ns": median cpu time in ns, counters...}}."""
+    data = load_json(path, {"benchmarks": []})
+    scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+    out = {}
+    for b in data["benchmarks"]:
+        if b.get("error_occurred"):
+            out[b["run_name"]] = {"error": b.get("error_message", "error")}
+            continue
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        row = {k: v for k, v in b.items() if isinstance(v, (int, float))}
+        row["ns"] = b["cpu_time"] * scale[b.get("time_unit", "ns")]
+        row["real_ns"] = b["real_time"] * scale[b.get("time_unit", "ns")]
+        out[b.get("run_name", b["name"])] = row
+    return out, data.get("context", {})
+
+
+def fmt_ns(ns):
+    if ns < 1e3:
+        return f"{ns:.3g} ns"
+    if ns < 1e6:
+        return f"{ns / 1e3:.3g} µs"
+    if ns < 1e9:
+        return f"{ns / 1e6:.3g} ms"
+    return f"{ns / 1e9:.3g} s"
+
+
+def fmt_bytes(n):
+    for unit, f in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f and n % f == 0:
+            return f"{n // f} {unit}"
+    return f"{n} B"
+
+
+def verdict(ok):
+    return "**met**" if ok else "**MISSED**"
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+# ---- sections ---------------------------------------------------------------------------------
+
+def machine_section(args):
+    lines = ["## Machine and method", ""]
+    model = sh("lscpu | sed -n 's/^Model name: *//p'")
+    hyper = sh("lscpu | sed -n 's/^Hypervisor vendor: *//p'")
+    mem = sh("awk '/MemTotal/ {printf \"%.0f GiB\", $2/1048576}' /proc/meminfo")
+    commit = sh(f"git -C {ROOT} rev-parse --short HEAD")
+    dirty = sh(f"git -C {ROOT} status --porcelain --untracked-files=no -- include bench")
+    rows = [
+        ("CPU", f"{model} ({sh('nproc')} cores available{', ' + hyper + ' guest' if hyper else ''})"),
+        ("Memory", mem),
+        ("OS", f"{platform.system()} {platform.release()}"),
+        ("g++", sh("g++ --version | head -1")),
+        ("clang++", sh("clang++ --version | head -1")),
+        ("nvcc", sh("(nvcc --version || /usr/local/cuda/bin/nvcc --version) 2>/dev/null | grep release")),
+        ("MPI", sh("mpirun --version 2>/dev/null | head -1")),
+        ("Google Benchmark", sh("dpkg-query -W -f='${Version}' libbenchmark-dev 2>/dev/null")),
+        ("devmesh", f"{commit}{' + uncommitted changes in include/ or bench/' if dirty else ''}"),
+        ("Date", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
+    ]
+    lines.append(table(["", ""], rows))
+    lines += ["", "Method:", "",
+              "- `bench/run` rebuilds everything in Release (`-O3`, own build directory `build/bench-release`) and "
+              "runs every benchmark; `bench/report.py` writes this page and the plots from the raw results "
+              "(`build/bench-release/results/`). No number here is typed by hand.",
+              "- **The machine is shared**: 2 cores, with other engineers' builds and tests running at the same "
+              "time. Absolute times are noisy; every comparison is made **in the same run**, the two sides "
+              "interleaved, and quoted as medians and ratios.",
+              "- In-process timings (Google Benchmark) use the median CPU time over repetitions; MPI timings use "
+              "the slowest rank's wall time per repetition and the median over repetitions.",
+              "- The 8-rank MPI runs are **oversubscribed** (8 processes on 2 cores, `mpirun --oversubscribe`): "
+              "latencies include the OS scheduler, so small-message times are much noisier than on a real "
+              "node, and the ratios there carry that noise.",
+              "- No GPU on this machine: every collective number is MPI on host memory. The NCCL harness is "
+              "compiled and linked in CI but has not been run; no GPU result is claimed."]
+    if args.quick:
+        lines += ["", "> **Quick run** (`bench/run --quick`): short timings, plan meshes up to 2^16 ranks, "
+                  "collectives up to 64 KiB. Run `bench/run` for the full report."]
+    cmds = os.path.join(args.results, "commands.log")
+    if os.path.exists(cmds):
+        with open(cmds) as f:
+            cl = [re.sub(r"^bench/run: ", "", l.rstrip()).replace(ROOT + "/", "") for l in f if l.strip()]
+        lines += ["", "Exact commands (from `bench/run`, paths relative to the repository):", "", "```"] + cl + ["```"]
+    return "\n".join(lines)
+
+
+def plan_section(args):
+    res, _ = gb_medians(os.path.join(args.results, "plan.json"))
+    if not res:
+        return "## 1. Group planning\n\nNo results."
+    data = {}  # query -> impl -> ranks -> row
+    for name, row in res.items():
+        m = re.match(r"plan/(.+)/(devmesh|pytorch)/(\d+)$", name)
+        if m:
+            data.setdefault(m.group(1), {}).setdefault(m.group(2), {})[int(m.group(3))] = row
+    lines = ["## 1. Group planning (`bench/plan`)", "",
+             "Time for one rank to derive its group (the ranks, as a range) and its `(color, key)` for a "
+             "communicator split, on dynamic meshes `(dp, cp, tp)` = (2,2,2), (64,8,8), (256,32,8), "
+             "(1024,128,8) = 2^20 and (16384,128,8) = 2^24 ranks. Baseline: PyTorch's algorithm in C++ "
+             "(`bench/pytorch_plan.hpp`): materialise the world's rank array, permute the group's dims last, "
+             "reshape to (-1, group size), search for the row holding the rank. It is charitable to PyTorch: "
+             "it stops at the first matching row and builds no DeviceMesh per row. Before timing, every "
+             "devmesh answer is checked against the baseline's (same members, same order, same key). Heap "
+             "use is counted by replacing `operator new` (`bench/alloc_counter.cpp`) over 1000 plans, outside "
+             "the timed loop.", ""]
+    sizes = sorted({r for q in data.values() for impl in q.values() for r in impl})
+    rows, series_dm, series_pt = [], [], []
+    met_speed, met_flat, met_heap = True, True, True
+    have_2_20 = False
+    for q, impls in data.items():
+        dm, pt = impls.get("devmesh", {}), impls.get("pytorch", {})
+        for n in sizes:
+            if n in dm and n in pt and "ns" in dm[n] and "ns" in pt[n]:
+                sp = pt[n]["ns"] / dm[n]["ns"]
+                rows.append([f"`{q}`", f"{n:,}", fmt_ns(dm[n]["ns"]), f"{dm[n].get('allocs_per_plan', 0):g}",
+                             fmt_ns(pt[n]["ns"]), f"{pt[n].get('allocs_per_plan', 0):g} / "
+                             f"{pt[n].get('heap_bytes_per_plan', 0) / 1024:,.0f} KiB", f"{sp:,.0f}×"])
+                if n == 1 << 20:
+                    have_2_20 = True
+                    met_speed &= sp >= 1000
+                met_heap &= dm[n].get("allocs_per_plan", 1) == 0
+        ns_dm = [dm[n]["ns"] for n in sizes if n in dm and "ns" in dm[n]]
+        if ns_dm:
+            met_flat &= max(ns_dm) / min(ns_dm) <= 1.5
+        series_dm.append((f"devmesh {q}", [(n, dm[n]["ns"]) for n in sizes if n in dm and "ns" in dm[n]]))
+        series_pt.append((f"PyTorch {q}", [(n, pt[n]["ns"]) for n in sizes if n in pt and "ns" in pt[n]]))
+    lines.append(table(["query", "ranks", "devmesh", "devmesh allocs", "PyTorch algorithm", "PyTorch allocs / heap",
+                        "speed-up"], rows))
+    img = os.path.join(args.img, "plan.svg")
+    svg.line_chart(img, "Group planning: time per rank vs world size",
+                   [(l.replace("devmesh ", "dm "), s) for l, s in series_dm[:3]] +
+                   [(l.replace("PyTorch ", "pt "), s) for l, s in series_pt[:3]],
+                   "ranks in the mesh", "time per plan (ns, median CPU)",
+                   xfmt=lambda v: f"2^{round(__import__('math').log2(v))}")
+    lines += ["", f"![group planning]({os.path.relpath(img, os.path.dirname(args.out))})", "",
+              "Targets (computed from the table):", "",
+              f"- ≥1000× faster than the baseline at 2^20 ranks, every query: "
+              f"{verdict(met_speed and have_2_20) if have_2_20 else '(not measured in this run)'}",
+              f"- flat in world size (slowest/fastest devmesh time over all sizes ≤ 1.5, per query): {verdict(met_flat)}",
+              f"- no heap allocation on the devmesh path: {verdict(met_heap)}"]
+    return "\n".join(lines)
+
+
+def names_section(args):
+    lines = ["## 2. Zero-cost names", "",
+             "### Timed (`bench/names`)", "",
+             "Each named query next to the arithmetic written by hand, in the same binary: a static (2,2,2) "
+             "mesh, and a dynamic mesh (sizes loaded from a mutable global) against a hand-written struct of "
+             "sizes and strides. `names` keeps devmesh's rank checks (the hand-written side checks the same "
+             "range); `names_nochecks` compiles them out (`DEVMESH_NO_RANK_CHECKS`) on both sides.", ""]
+    rows = []
+    for variant in ("names", "names_nochecks"):
+        res, _ = gb_medians(os.path.join(args.results, f"{variant}.json"))
+        for name, row in res.items():
+            if name.endswith("_named") and name[:-6] + "_hand" in res:
+                h = res[name[:-6] + "_hand"]
+                rows.append([variant, f"`{name[:-6]}`", fmt_ns(row["ns"]), fmt_ns(h["ns"]), f"{row['ns'] / h['ns']:.3f}"])
+    lines.append(table(["binary", "query", "named", "hand-written", "named / hand"], rows))
+    lines += ["", "Sub-nanosecond differences are at the timer's resolution; the generated-code comparison below "
+              "is the precise check.", ""]
+    disp, _ = gb_medians(os.path.join(args.results, "dispatch.json"))
+    if disp.get("comm_named") and disp.get("comm_handle") and "ns" in disp["comm_named"]:
+        cn, ch = disp["comm_named"], disp["comm_handle"]
+        an, ar = disp.get("all_reduce_named", {}), disp.get("all_reduce_raw", {})
+        lines += ["### Runtime names (`bench/dispatch`)", "",
+                  "One process, a device mesh (1,1,1) over it: `mesh.comm<\"tp\">().native()` against reading a "
+                  "stored `MPI_Comm`, and `mesh.all_reduce<\"tp\">` of one float against `MPI_Allreduce` on the "
+                  "same communicator (a one-rank all-reduce does almost nothing, so the difference is devmesh's "
+                  "host-side dispatch). Heap allocations per call counted outside the timed loop.", "",
+                  table(["call", "named (devmesh)", "hand-written / raw", "difference", "named allocs/call"],
+                        [["`comm<\"tp\">()`", fmt_ns(cn["ns"]), fmt_ns(ch["ns"]), fmt_ns(cn["ns"] - ch["ns"]),
+                          f"{cn.get('allocs_per_call', 0):g}"]] +
+                        ([["`all_reduce<\"tp\">` (1 float)", fmt_ns(an["ns"]), fmt_ns(ar["ns"]),
+                           fmt_ns(an["ns"] - ar["ns"]), f"{an.get('allocs_per_call', 0):g}"]] if "ns" in an and "ns" in ar else [])),
+                  "", f"Target: `comm<\"tp\">()` costs the same as the handle access: "
+                  f"{verdict(cn['ns'] <= ch['ns'] * 1.1 + 0.5)} ({cn['ns'] / ch['ns']:.0f}× the handle). "
+                  "The device mesh finds a dim's communicator at every call by building the dim's group key (a "
+                  "small `std::vector`, hence the heap allocation) and searching its cache; storing each dim's "
+                  "communicator pointer by dim index when the mesh is made would make this a load. This is per "
+                  "call, so it shows in the small-message collective ratios of section 5.", ""]
+    lines += [
+"### Generated code (`bench/zero_cost`, also a ctest test)", "",
+              "`bench/zero_cost/named_vs_hand.cpp` holds pairs `named_<x>` / `hand_<x>`; `zero_cost.py` "
+              "compiles it at `-O2` and compares (a) the assembly of each pair after normalising label "
+              "names and call targets, and (b) the instructions executed per call under "
+              "`valgrind --tool=callgrind` on valid ranks (1000 calls each; cold error paths are not "
+              "executed). ctest runs `asm` for g++ and clang++ without rank checks and `callgrind` for g++ "
+              "with rank checks, and fails if a pair differs that is not listed as a known gap below.", ""]
+    cols, cells, gaps = [], {}, []
+    for p in sorted(glob.glob(os.path.join(args.results, "zc_*.json"))):
+        for r in load_json(p, []):
+            cg = "callgrind" in r["metric"]
+            col = f"{r['compiler']}, {'checks' if r['mode'] == 'rank checks' else 'no checks'}, " \
+                  f"{'Ir/call' if cg else 'asm'}"
+            if col not in cols:
+                cols.append(col)
+            n, h = (r["named"] / 1000, r["hand"] / 1000) if cg else (r["named"], r["hand"])
+            cells[(r["pair"], col)] = f"= ({n:g})" if r["same"] else f"**{n:g} vs {h:g}**"
+            if not r["same"]:
+                gaps.append((r["compiler"], r["mode"], "callgrind Ir/call" if cg else "asm instructions", r["pair"], n, h))
+    pairs = sorted({k[0] for k in cells})
+    lines.append(table(["pair"] + cols, [[f"`{p}`"] + [cells.get((p, c), "") for c in cols] for p in pairs]))
+    lines += ["", "`= (n)`: named and hand-written are the same (n instructions); `a vs b`: named a, hand-written b."]
+    if gaps:
+        lines += ["", "Where names are **not** free (each is a gap in the core, reported to its owners):", ""]
+        seen = set()
+        for c, mode, metric, pair, n, h in gaps:
+            key = (c, mode, pair)
+            if key in seen:
+                continue
+            seen.add(key)
+            lines.append(f"- {c}, {mode}, `{pair}`: {metric} named {n:g} vs hand {h:g}.")
+        lines += ["", "Known causes: `coordinate(r)` loops over the dims at run time and g++ `-O2` does not unroll "
+                  "it (clang does); with rank checks on, clang cannot see that the out-of-range path "
+                  "(`fail_rank`) never returns, so it keeps the rank live across the call and redoes the "
+                  "signed-division fix-ups (marking `fail_rank` `[[noreturn]]` would remove this); with g++ "
+                  "and rank checks, the asm differs only in the compare's operand order and the cold call "
+                  "(same instruction count)."]
+    return "\n".join(lines)
+
+
+def compile_section(args):
+    rows = load_json(os.path.join(args.results, "compile.json"), [])
+    if not rows:
+        return "## 3. Compile cost\n\nNo results."
+    labels = {"baseline": "baseline: `<mpi.h>` + `<array>` + `<span>`", "include": "+ `devmesh.hpp` (core)",
+              "include_mpi": "+ `devmesh.hpp` with the MPI backend", "meshes10": "+ 10 meshes, sliced/flattened/unflattened",
+              "slices63": "+ 6-dim mesh, all 63 slices"}
+    lines = ["## 3. Compile cost (`bench/compile`)", "",
+             "Wall time and peak memory (`/usr/bin/time -v`, median of the repetitions, interleaved) to compile "
+             "each generated TU (`bench/compile/gen_tus.py`) to an object file at `-O2`: g++ and nvcc "
+             "(`-std=c++20 --expt-relaxed-constexpr`, default GPU architecture). The MPI C++ bindings are "
+             "skipped (`OMPI_SKIP_MPICXX`), as devmesh's MPI backend does.", ""]
+    trs = []
+    for r in rows:
+        trs.append([r["compiler"], labels.get(r["tu"], r["tu"]), f"{r['wall_s']:.2f} s", f"{r['over_baseline_s']:+.2f} s",
+                    f"{r['ratio_to_baseline']:.2f}×", f"{r['peak_rss_mib']:.0f} MiB", f"{r['rss_ratio_to_baseline']:.2f}×"])
+    lines.append(table(["compiler", "TU", "wall", "vs baseline", "× baseline", "peak RSS", "RSS × baseline"], trs))
+    comps = sorted({r["compiler"] for r in rows})
+    tus = [t for t in labels if any(r["tu"] == t for r in rows)]
+    img = os.path.join(args.img, "compile.svg")
+    svg.bar_chart(img, "Compile time per TU", tus,
+                  [(c, [next((r["wall_s"] for r in rows if r["compiler"] == c and r["tu"] == t), None) for t in tus])
+                   for c in comps], "wall time (s)")
+    lines += ["", f"![compile time]({os.path.relpath(img, os.path.dirname(args.out))})", "", "Targets:", ""]
+    for c in comps:
+        by = {r["tu"]: r for r in rows if r["compiler"] == c}
+        inc = by.get("include")
+        if inc:
+            lines.append(f"- {c}: including `devmesh.hpp` costs ≤ 0.5 s over the baseline: "
+                         f"{verdict(inc['over_baseline_s'] <= 0.5)} ({inc['over_baseline_s']:+.2f} s)")
+        if "include_mpi" in by:
+            im = by["include_mpi"]
+            lines.append(f"- {c}: with the MPI backend, ≤ 0.5 s over the baseline: "
+                         f"{verdict(im['over_baseline_s'] <= 0.5)} ({im['over_baseline_s']:+.2f} s)")
+        for t in ("meshes10", "slices63"):
+            if t in by:
+                lines.append(f"- {c}: {labels[t]} under 2× the baseline: {verdict(by[t]['ratio_to_baseline'] < 2)} "
+                             f"({by[t]['ratio_to_baseline']:.2f}×, {by[t]['wall_s']:.2f} s)")
+    lines += ["", "Why the heavy TUs miss 2×: the baseline TU is tiny (the C API of MPI and two standard headers "
+              "compile in a fraction of a second), so 2× leaves almost nothing for template work. Each distinct "
+              "mesh, slice and flatten is a new class template instantiation whose structure is computed by "
+              "`constexpr` evaluation; the cost grows with the number of distinct mesh types in the TU, not "
+              "with the mesh sizes. The absolute numbers are the ones to judge: see the table."]
+    return "\n".join(lines)
+
+
+def init_section(args):
+    rows = load_jsonl(os.path.join(args.results, "init_np*.jsonl"))
+    if not rows:
+        return "## 4. Communicator creation\n\nNo results (MPI backend not built)."
+    names = {"devmesh": "devmesh `init_device_mesh`", "pytorch": "PyTorch `new_group` pattern (`MPI_Comm_create`)",
+             "create_group": "members-only `MPI_Comm_create_group`", "cart": "`MPI_Cart_create` + `MPI_Cart_sub`",
+             "split_only": "devmesh's splits alone, without its checks"}
+    lines = ["## 4. Communicator creation (`bench/init`)", "",
+             "One communicator per mesh dim, four ways (and a fifth for reference), in the same `mpirun`, rotating their order each "
+             "repetition: devmesh's `init_device_mesh` (one `MPI_Comm_split` per dim, plus its agreement "
+             "checks: two all-gathers); PyTorch's `_init_process_groups` pattern without `split_group` (for "
+             "every dim, materialise the rank tensor, `swapdims(-1, d).reshape(-1, n)`, and every rank "
+             "creates every subgroup: `new_group` is collective over the world, here `MPI_Comm_create`; a "
+             "1-D mesh over the world reuses it, as PyTorch does); the same groups created by their members "
+             "only (`MPI_Comm_create_group`); and `MPI_Cart_create` + `MPI_Cart_sub`. The fifth, for "
+             "reference, is devmesh's own splits without `init_device_mesh`'s checks. Calls are counted "
+             "through PMPI (`bench/mpi_counters.hpp`), max over ranks. Every method's communicators are "
+             "checked congruent with devmesh's.", ""]
+    trs = []
+    for r in rows:
+        same = {x["method"]: x for x in rows if x["np"] == r["np"] and x["mesh"] == r["mesh"]}
+        pt, cart = same.get("pytorch"), same.get("cart")
+        trs.append([r["np"], r["mesh"], names.get(r["method"], r["method"]), r["comm_create_calls"],
+                    r["other_collectives"], f"{r['median_s'] * 1e3:.3f} ms",
+                    f"{r['median_s'] / pt['median_s']:.2f}" if pt and pt["median_s"] > 0 else "",
+                    f"{r['median_s'] / cart['median_s']:.2f}" if cart and cart["median_s"] > 0 else ""])
+    lines.append(table(["ranks", "mesh", "method", "comm-creating calls / rank", "other collectives / rank",
+                        "median wall", "÷ PyTorch", "÷ Cart"], trs))
+    at8 = [r for r in rows if r["np"] == 8]
+    meshes = list(dict.fromkeys(r["mesh"] for r in at8))
+    methods = ["devmesh", "pytorch", "create_group", "cart", "split_only"]
+    img = os.path.join(args.img, "init.svg")
+    if at8:
+        svg.bar_chart(img, "Communicator creation, 8 ranks (median wall)", meshes,
+                      [(m, [next((r["median_s"] * 1e3 for r in at8 if r["mesh"] == me and r["method"] == m), None)
+                            for me in meshes]) for m in methods], "ms")
+        lines += ["", f"![communicator creation]({os.path.relpath(img, os.path.dirname(args.out))})"]
+    lines += ["", "Targets at 8 ranks:", ""]
+    for me in meshes:
+        by = {r["method"]: r for r in at8 if r["mesh"] == me}
+        d, p, c = by.get("devmesh"), by.get("pytorch"), by.get("cart")
+        if d and p and c:
+            if d["comm_create_calls"] == 0 and p["comm_create_calls"] == 0:
+                lines.append(f"- {me}: neither devmesh nor the PyTorch pattern creates a communicator (both reuse the "
+                             f"world's), so the 0.5× target does not apply; devmesh still spends "
+                             f"{d['median_s'] * 1e3:.3f} ms on its {d['other_collectives']} agreement all-gathers, "
+                             f"PyTorch nothing. No slower than Cart_sub: {verdict(d['median_s'] <= c['median_s'])} "
+                             f"({d['median_s'] / c['median_s']:.2f}×)")
+                continue
+            lines.append(f"- {me}: devmesh ≤ 0.5× the PyTorch pattern: {verdict(d['median_s'] <= 0.5 * p['median_s'])} "
+                         f"({d['median_s'] / p['median_s']:.2f}×); no slower than Cart_sub: "
+                         f"{verdict(d['median_s'] <= c['median_s'])} ({d['median_s'] / c['median_s']:.2f}×)")
+    lines += ["", "Reading the counts: devmesh makes one communicator-creating call per dim (none for a dim that "
+              "spans the world in order), as few as members-only `MPI_Comm_create_group` and one fewer than "
+              "Cart (which also creates the Cartesian communicator); the PyTorch pattern makes one per group "
+              "of every dim on every rank. devmesh's two extra all-gathers over the world are the price of "
+              "its guarantees (every rank checks that all ranks asked for the same mesh; a failure on any "
+              "rank is raised on every rank instead of leaving the others hanging). The \"splits alone\" rows "
+              "show what devmesh would cost without them:"]
+    for me in meshes:
+        by = {r["method"]: r for r in at8 if r["mesh"] == me}
+        d, so, p = by.get("devmesh"), by.get("split_only"), by.get("pytorch")
+        if d and so and p and p["median_s"] > 1e-5:
+            lines.append(f"- {me} at 8 ranks: splits alone {so['median_s'] * 1e3:.3f} ms = "
+                         f"{so['median_s'] / p['median_s']:.2f}× the PyTorch pattern; the checks add "
+                         f"{(d['median_s'] - so['median_s']) * 1e3:.3f} ms.")
+    return "\n".join(lines)
+
+
+def collective_section(args):
+    rows = load_jsonl(os.path.join(args.results, "collective.jsonl"))
+    if not rows:
+        return "## 5. Collective overhead\n\nNo results (MPI backend not built)."
+    lines = ["## 5. Collective overhead (`bench/collective`)", "",
+             "`mpirun -np 8`, mesh (dp=2, cp=2, tp=2) from `init_device_mesh`, MPI backend, host memory, "
+             "`float`. For each collective, dim and size: devmesh's typed call "
+             "(`mesh.all_reduce<\"tp\">(std::span(buf), dm::op::sum)`, ...) and the raw MPI call on the same "
+             "communicator (`MPI_Allreduce(MPI_IN_PLACE, ..., mesh.comm<\"tp\">().native())`, ...), "
+             "alternating ABBA over the repetitions; each repetition times back-to-back calls (about 20 ms "
+             "worth) after a barrier and keeps the slowest rank. Sizes as in nccl-tests (all_gather: the "
+             "gathered buffer; reduce_scatter: the input). busbw: all_reduce × 2(n-1)/n, all_gather and "
+             "reduce_scatter × (n-1)/n, broadcast × 1, with n = 2 here.", ""]
+    trs = []
+    for r in rows:
+        trs.append([r["op"], r["dim"], fmt_bytes(r["bytes"]), r["count"], r["type"], f"{r['raw_us']:.2f}",
+                    f"{r['devmesh_us']:.2f}", f"{r['algbw_GBps']:.3f}", f"{r['busbw_GBps']:.3f}", f"{r['ratio']:.3f}"])
+    lines.append(table(["op", "dim", "size", "count", "type", "raw time (µs)", "devmesh time (µs)", "algbw (GB/s)",
+                        "busbw (GB/s)", "devmesh/raw"], trs))
+    ops = list(dict.fromkeys(r["op"] for r in rows))
+    img = os.path.join(args.img, "collective_ratio.svg")
+    series = []
+    for op in ops:
+        by_size = {}
+        for r in rows:
+            if r["op"] == op:
+                by_size.setdefault(r["bytes"], []).append(r["ratio"])
+        series.append((op, [(b, statistics.median(v)) for b, v in sorted(by_size.items())]))
+    svg.line_chart(img, "devmesh / raw MPI time (median over dims)", series, "message size (bytes)",
+                   "time ratio", ylog=False, hlines=[(1.0, "1.0"), (1.02, "1.02"), (1.10, "1.10")], xfmt=lambda v: fmt_bytes(int(v)))
+    lines += ["", f"![collective overhead]({os.path.relpath(img, os.path.dirname(args.out))})", ""]
+    big = [r for r in rows if r["bytes"] >= 64 << 10]
+    small = [r for r in rows if r["bytes"] <= 8]
+    med_big = statistics.median(r["ratio"] for r in big) if big else None
+    med_small = statistics.median(r["ratio"] for r in small) if small else None
+    lines += ["Targets:", ""]
+    if big:
+        worst = max(big, key=lambda r: r["ratio"])
+        n_over = sum(r["ratio"] > 1.02 for r in big)
+        lines.append(f"- ratio ≤ 1.02 from 64 KiB up: median over {len(big)} cases {med_big:.3f} → "
+                     f"{verdict(med_big <= 1.02)}; per case {len(big) - n_over}/{len(big)} within 1.02 "
+                     f"(worst {worst['ratio']:.3f}: {worst['op']} on {worst['dim']}, {fmt_bytes(worst['bytes'])})")
+    else:
+        lines.append("- ratio ≤ 1.02 from 64 KiB up: not measured in this run")
+    if small:
+        n_over = sum(r["ratio"] > 1.10 for r in small)
+        lines.append(f"- ratio ≤ 1.10 at 8 B: median over {len(small)} cases {med_small:.3f} → "
+                     f"{verdict(med_small <= 1.10)}; per case {len(small) - n_over}/{len(small)} within 1.10")
+    lines += ["", "Per-case ratios scatter both ways (some below 1) because 8 processes share 2 cores: a "
+              "case's two sides see different scheduler luck even when interleaved. The medians over cases "
+              "are the robust figure; per-case ratios are listed for completeness. What devmesh adds per call "
+              "is host work before the MPI call: finding the dim's communicator (today a lookup that builds a "
+              "small `std::vector` key, so a heap allocation per call) and size checks on the spans.",
+              "", "### On GPUs (NCCL)", "",
+              "The same harness builds against the NCCL backend as `bench_collective_nccl` (target built in CI, "
+              "compile and link only; this machine has no GPU). Raw calls are then `ncclAllReduce`, "
+              "`ncclAllGather`, `ncclReduceScatter`, `ncclBroadcast` on `mesh.comm<D>().native()` and the "
+              "default stream, with device buffers, and each timing ends with `cudaDeviceSynchronize()`. On a "
+              "node with 8 GPUs:", "", "```",
+              "cmake -S . -B build/bench-release -DCMAKE_BUILD_TYPE=Release -DDEVMESH_BUILD_TESTS=OFF",
+              "cmake --build build/bench-release --target bench_collective_nccl -j",
+              "mpirun -np 8 build/bench-release/bench/collective_nccl --max-bytes 1073741824 --reps 9 --json nccl.jsonl",
+              "```", "", "Each rank picks its GPU from its local rank (see docs/nccl.md). No GPU numbers are "
+              "reported here because none were measured."]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--img", required=True)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    os.makedirs(args.img, exist_ok=True)
+    parts = ["# devmesh benchmarks\n\n"
+             "Generated by `bench/run` (`bench/report.py`) from the results of one run; do not edit by hand. "
+             "What each benchmark must show is issue 5; where a target is missed, this page says so.",
+             machine_section(args), plan_section(args), names_section(args), compile_section(args),
+             init_section(args), collective_section(args)]
+    with open(args.out, "w") as f:
+        f.write("\n\n".join(p for p in parts if p is not None).replace("\n\n\n", "\n\n") + "\n")
+
+
+main()
