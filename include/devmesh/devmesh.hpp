@@ -8,6 +8,7 @@
 #include "group.hpp"
 #include "mesh.hpp"
 #include "names.hpp"
+#include "parse.hpp"
 #include "print.hpp"
 #include "structure.hpp"
 
