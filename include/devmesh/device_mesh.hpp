@@ -1,0 +1,791 @@
+// devmesh/device_mesh.hpp: a mesh layout bound to one communicator per dim (PyTorch's
+// DeviceMesh), generic over any backend that models devmesh::communicator.
+//
+//   auto mesh = dm::init_device_mesh<mesh3d>(world);   // collective over world
+//   mesh.all_reduce<"dp">(std::span(grad), dm::op::sum);
+//
+// A device_mesh is a cheap copyable handle: its layout value (the core basic_mesh) plus a
+// shared_ptr to the state of the root it came from: the world communicator and a cache of
+// communicators keyed by a dim's *group function* (its atoms' (size, stride) list with
+// contiguous neighbours merged, so the key survives unflatten's atom renumbering).
+// Slices share the cache and never create; flatten/unflatten create only the missing
+// communicators (one split per new dim per rank, color and key from the core's
+// comm_split), so flattening twice creates nothing. The communicators die with the last
+// handle, in reverse creation order, the world last.
+//
+// This header uses only what backend.hpp specifies: no MPI or NCCL call lives here.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "backend.hpp"
+#include "config.hpp"
+#include "diagnostics.hpp"
+#include "dim.hpp"
+#include "fixed_string.hpp"
+#include "mesh.hpp"
+#include "print.hpp"
+
+namespace devmesh {
+
+/// How a device mesh creates its communicators.
+///   options.per_dim["tp"] = ...;   // backend options of one dim (by name; aliases too)
+///   options.lazy = true;           // create each dim's communicator on first use
+template <communicator Comm>
+struct device_mesh_options {
+  using comm_options = typename Comm::options_type;
+  /// Options of every dim that has no entry in per_dim.
+  comm_options defaults{};
+  /// Options by dim name (flattened aliases and unflattened dims included).
+  std::map<std::string, comm_options, std::less<>> per_dim{};
+  /// Opt-in: create a dim's communicator on its first use instead of at init. The first
+  /// use is then collective over all the mesh's ranks (every member must make it, in the
+  /// same order); the parent of these splits is the communicator of the whole mesh.
+  bool lazy = false;
+
+  /// The options dim `name` is created with.
+  const comm_options& for_dim(std::string_view name) const {
+    auto it = per_dim.find(name);
+    return it == per_dim.end() ? defaults : it->second;
+  }
+};
+
+namespace detail {
+
+/// A dim's group function: its atoms' (size, stride), most significant first, size-1 atoms
+/// dropped and contiguous neighbours merged. Two dims with the same key have the same
+/// groups in the same order, whatever their names or atom numbering.
+using group_key = std::vector<std::pair<int, int>>;
+
+inline group_key canonical(const group_key& in) {
+  group_key out;
+  for (auto [size, stride] : in) {
+    if (size == 1) continue;
+    if (!out.empty() && out.back().second == stride * size)
+      out.back() = {out.back().first * size, stride};
+    else
+      out.emplace_back(size, stride);
+  }
+  return out;
+}
+
+template <class Layout>
+group_key group_key_of(const Layout& m, int d) {
+  constexpr auto S = Layout::structure;
+  group_key k;
+  for (int i = 0; i < S.dim_count[d]; ++i) {
+    const int a = S.dim_atoms[S.dim_first[d] + i];
+    k.emplace_back(m.atom_size(a), m.atom_stride(a));
+  }
+  return canonical(k);
+}
+
+inline std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 14695981039346656037ull) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+/// "0-2,4,6-7"
+inline std::string rank_ranges(const std::vector<int>& ranks) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ranks[i]);
+    if (j > i) out += '-' + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+inline std::string ranks_phrase(const std::vector<int>& ranks) {
+  return (ranks.size() == 1 ? "rank " : "ranks ") + rank_ranges(ranks);
+}
+
+/// Optional backend hooks (documented in docs/runtime.md): options that can describe
+/// themselves enter the consistency fingerprint; options with a `name` string get
+/// "mesh:<dim>" when left empty (NCCL commName, MPI_Comm_set_name).
+template <class O>
+std::string describe_options(const O& o) {
+  if constexpr (requires { { o.describe() } -> std::convertible_to<std::string>; })
+    return o.describe();
+  else
+    return {};
+}
+template <class O>
+O named_options(O o, std::string_view dim) {
+  if constexpr (requires(O& x) { x.name = std::string(); x.name.empty(); })
+    if (o.name.empty()) o.name = "mesh:" + std::string(dim);
+  return o;
+}
+
+inline constexpr std::size_t message_bytes = 512;
+
+/// Collective over `world`: every rank says whether its step succeeded. If any failed,
+/// every rank throws a mesh_error naming the failed ranks and the first failure's message,
+/// so that a failure on some ranks never leaves the others hanging.
+template <communicator Comm>
+void agree(const Comm& world, const std::string& local_error, std::string_view what) {
+  const int n = world.size();
+  const std::int32_t failed = local_error.empty() ? 0 : 1;
+  std::vector<std::int32_t> flags(static_cast<std::size_t>(n));
+  world.all_gather_bytes(&failed, flags.data(), sizeof failed);
+  if (std::none_of(flags.begin(), flags.end(), [](std::int32_t f) { return f != 0; })) return;
+  std::array<char, message_bytes> mine{};
+  std::memcpy(mine.data(), local_error.data(), std::min(local_error.size(), message_bytes - 1));
+  std::vector<char> all(static_cast<std::size_t>(n) * message_bytes);
+  world.all_gather_bytes(mine.data(), all.data(), message_bytes);
+  std::vector<int> bad;
+  for (int r = 0; r < n; ++r)
+    if (flags[static_cast<std::size_t>(r)]) bad.push_back(r);
+  std::string msg = "devmesh: " + std::string(what) + " failed on " + ranks_phrase(bad) + " of " +
+                    std::to_string(n) + "; rank " + std::to_string(bad.front()) + ": " +
+                    std::string(all.data() + static_cast<std::size_t>(bad.front()) * message_bytes);
+  if (failed && bad.front() != world.rank()) msg += "; this rank (" + std::to_string(world.rank()) + "): " + local_error;
+  throw mesh_error(msg);
+}
+
+/// Collective over `world`: all-gathers a hash of `descriptor`; if the hashes differ, every
+/// rank throws a mesh_error listing which ranks have which descriptor.
+template <communicator Comm>
+void check_same_everywhere(const Comm& world, const std::string& descriptor, std::string_view what) {
+  const int n = world.size();
+  const std::uint64_t h = fnv1a(descriptor);
+  std::vector<std::uint64_t> hashes(static_cast<std::size_t>(n));
+  world.all_gather_bytes(&h, hashes.data(), sizeof h);
+  if (std::all_of(hashes.begin(), hashes.end(), [&](std::uint64_t x) { return x == hashes[0]; })) return;
+  std::array<char, message_bytes> mine{};
+  std::memcpy(mine.data(), descriptor.data(), std::min(descriptor.size(), message_bytes - 1));
+  std::vector<char> all(static_cast<std::size_t>(n) * message_bytes);
+  world.all_gather_bytes(mine.data(), all.data(), message_bytes);
+  // Group ranks by hash, groups in order of their first rank.
+  std::vector<std::pair<std::uint64_t, std::vector<int>>> groups;
+  for (int r = 0; r < n; ++r) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.first == hashes[static_cast<std::size_t>(r)]; });
+    if (it == groups.end())
+      groups.push_back({hashes[static_cast<std::size_t>(r)], {r}});
+    else
+      it->second.push_back(r);
+  }
+  // The smallest groups first: they are usually the odd ones out.
+  std::stable_sort(groups.begin(), groups.end(), [](auto& a, auto& b) { return a.second.size() < b.second.size(); });
+  std::string msg = "devmesh: " + std::string(what) + ": the ranks disagree on the device mesh: ";
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto& ranks = groups[g].second;
+    msg += (g ? "; " : "") + ranks_phrase(ranks) + (ranks.size() == 1 ? " has " : " have ") +
+           std::string(all.data() + static_cast<std::size_t>(ranks.front()) * message_bytes);
+  }
+  throw mesh_error(msg);
+}
+
+/// The state shared by every handle derived from one init_device_mesh / from_comms call.
+template <communicator Comm>
+struct mesh_state {
+  struct entry {
+    group_key key;
+    std::optional<Comm> comm;  // empty when the entry reuses the world communicator
+    std::string first_dim;     // the dim that created it (for messages)
+  };
+
+  std::optional<Comm> owned_world;  // set when the mesh owns the world communicator
+  const Comm* world = nullptr;
+  int world_rank = 0;
+  int world_size = 0;
+  int root_size = 0;
+  device_mesh_options<Comm> options;
+  std::vector<std::unique_ptr<entry>> cache;  // in creation order
+  const entry* root = nullptr;                // lazy mode: the parent of the splits
+  int created = 0;
+
+  mesh_state() = default;
+  mesh_state(const mesh_state&) = delete;
+  mesh_state& operator=(const mesh_state&) = delete;
+  // Splits first, in reverse creation order, then the world (declared first).
+  ~mesh_state() {
+    while (!cache.empty()) cache.pop_back();
+  }
+
+  bool is_member() const { return world_rank < root_size; }
+
+  const entry* find(const group_key& k) const {
+    for (const auto& e : cache)
+      if (e->key == k) return e.get();
+    return nullptr;
+  }
+  const Comm& comm_of(const entry& e) const { return e.comm ? *e.comm : *world; }
+
+  /// The communicator of dim d of m, created if missing (collective: over the world in eager
+  /// mode, over the mesh's ranks in lazy mode).
+  template <class Layout>
+  const entry& ensure(const Layout& m, int d) {
+    group_key k = group_key_of(m, d);
+    if (const entry* e = find(k)) return *e;
+    auto e = std::make_unique<entry>();
+    e->key = k;
+    e->first_dim = std::string(Layout::name(d));
+    if (k == canonical({{world_size, 1}}) && root_size == world_size) {
+      // Spans the whole world in world order: reuse the world communicator.
+    } else {
+      const Comm& parent = options.lazy && root ? comm_of(*root) : *world;
+      const split_args sa = is_member() ? m.comm_split(world_rank, d) : split_args{no_color, 0};
+      e->comm.emplace(parent.split(sa.color, sa.key, named_options(options.for_dim(e->first_dim), e->first_dim)));
+      ++created;
+    }
+    cache.push_back(std::move(e));
+    return *cache.back();
+  }
+
+  /// Eager mode: every dim of m (aliases included) gets its communicator now.
+  template <class Layout>
+  void ensure_all(const Layout& m) {
+    if (options.lazy) return;
+    for (int d = 0; d < Layout::ndim_with_aliases; ++d) ensure(m, d);
+  }
+};
+
+}  // namespace detail
+
+template <class Layout, communicator Comm>
+class device_mesh;
+
+namespace detail {
+template <class Layout, communicator Comm>
+device_mesh<Layout, Comm> make_device_mesh(const Layout& l, std::shared_ptr<mesh_state<Comm>> s) {
+  return device_mesh<Layout, Comm>(l, std::move(s));
+}
+}  // namespace detail
+
+/// A mesh layout bound to communicators: one per dim, created collectively by
+/// init_device_mesh or adopted by from_comms. Copies are handles to the same
+/// communicators; not thread-safe (as the communicators it wraps).
+template <class Layout, communicator Comm>
+class device_mesh {
+  using state_type = detail::mesh_state<Comm>;
+  template <class, communicator>
+  friend class device_mesh;
+  template <class L, communicator C>
+  friend device_mesh<L, C> detail::make_device_mesh(const L&, std::shared_ptr<detail::mesh_state<C>>);
+
+  Layout layout_;
+  std::shared_ptr<state_type> state_;
+
+  device_mesh(const Layout& l, std::shared_ptr<state_type> s) : layout_(l), state_(std::move(s)) {}
+
+  template <fixed_string N>
+  static constexpr int index = Layout::template dim_index<N>();
+
+ public:
+  using layout_type = Layout;
+  using communicator_type = Comm;
+  using stream_type = typename Comm::stream_type;
+  using options_type = device_mesh_options<Comm>;
+  static constexpr int ndim = Layout::ndim;
+
+  // ---- layout queries ------------------------------------------------------------------
+  /// The layout (the core basic_mesh value): every constexpr query lives there.
+  const Layout& layout() const { return layout_; }
+  /// This process's rank in the world communicator.
+  int rank() const { return state_->world_rank; }
+  int world_size() const { return state_->world_size; }
+  /// False on world ranks outside a mesh smaller than the world: they have no
+  /// communicator and every collective throws.
+  bool is_member() const { return state_->is_member(); }
+  /// Number of ranks of the mesh (PyTorch size()), of a named dim, or of dim d.
+  int size() const { return layout_.size(); }
+  template <fixed_string N>
+  int size() const {
+    return layout_.template size<N>();
+  }
+  int size(int d) const { return layout_.size(d); }
+  std::array<int, ndim> shape() const { return layout_.shape(); }
+  /// This rank's coordinate in the (sub)mesh containing it; nullopt on non-members.
+  std::optional<std::array<int, ndim>> coordinate() const {
+    if (!is_member()) return std::nullopt;
+    return layout_.coordinate(rank());
+  }
+  /// This rank's index along dim N (PyTorch get_local_rank). Throws on non-members.
+  template <fixed_string N>
+  int local_rank() const {
+    require_member("local_rank", index<N>);
+    return layout_.template local_rank<N>(rank());
+  }
+  int local_rank() const
+    requires(ndim == 1)
+  {
+    require_member("local_rank", 0);
+    return layout_.coordinate_unchecked(rank(), 0);
+  }
+
+  // ---- communicators -------------------------------------------------------------------
+  /// The communicator of dim N (.rank(), .size(), .native()). Throws on non-members. In
+  /// lazy mode the first call for a dim creates it (collective over the mesh).
+  template <fixed_string N>
+  const Comm& comm() const {
+    return comm_on(index<N>, "comm");
+  }
+  const Comm& comm() const
+    requires(ndim == 1)
+  {
+    return comm_on(0, "comm");
+  }
+  /// The world communicator this mesh was created over.
+  const Comm& world() const { return *state_->world; }
+  /// Number of communicators created so far by this mesh and everything derived from it
+  /// (one per split; reused world and adopted communicators are not counted).
+  int communicator_count() const { return state_->created; }
+  const options_type& options() const { return state_->options; }
+
+  // ---- deriving meshes (share this mesh's communicators) -------------------------------
+  /// The submesh of dims Ns... (any order, aliases too). Never creates a communicator.
+  template <fixed_string... Ns>
+  auto slice() const {
+    return derive(layout_.template slice<Ns...>(), false);
+  }
+  /// One dim as a 1-D device mesh: mesh["tp"_dim]. Never creates a communicator.
+  template <class Tag>
+    requires requires { typename Tag::devmesh_dim_name_tag; }
+  auto operator[](Tag) const {
+    return slice<Tag::value>();
+  }
+  /// This mesh plus alias Alias flattening Ns... (or, with no Ns, the whole mesh as one dim
+  /// named Alias). Creates the alias's communicator unless an equal one is cached:
+  /// collective over the world (eager) when it creates, a no-op otherwise.
+  template <fixed_string Alias, fixed_string... Ns>
+  auto flatten() const {
+    return derive(layout_.template flatten<Alias, Ns...>(), true);
+  }
+  /// Dim N split into New... (PyTorch _unflatten). Creates communicators only for new dims.
+  template <fixed_string N, dim_spec... New>
+  auto unflatten() const {
+    return derive(layout_.template unflatten<N, New...>(), true);
+  }
+
+  // ---- typed collectives on a named dim (and on a 1-D mesh, unnamed) --------------------
+  // Buffers are spans in the backend's memory space (host for MPI, device for NCCL).
+  // Sizes that do not fit the dim throw mesh_error; backend failures throw comm_error.
+
+  /// In place: buf becomes the reduction over dim N.
+  template <fixed_string N, class T>
+  void all_reduce(std::span<T> buf, op o, stream_type s = {}) const {
+    all_reduce_on(index<N>, buf.data(), buf.data(), buf.size(), buf.size(), o, s);
+  }
+  template <fixed_string N, class T>
+  void all_reduce(std::span<const std::type_identity_t<T>> send, std::span<T> recv, op o, stream_type s = {}) const {
+    all_reduce_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), o, s);
+  }
+  template <class T>
+  void all_reduce(std::span<T> buf, op o, stream_type s = {}) const
+    requires(ndim == 1)
+  {
+    all_reduce_on(0, buf.data(), buf.data(), buf.size(), buf.size(), o, s);
+  }
+  template <class T>
+  void all_reduce(std::span<const std::type_identity_t<T>> send, std::span<T> recv, op o, stream_type s = {}) const
+    requires(ndim == 1)
+  {
+    all_reduce_on(0, send.data(), recv.data(), send.size(), recv.size(), o, s);
+  }
+
+  /// Reduction onto the rank with local rank `root` along dim N (in place on root).
+  template <fixed_string N, class T>
+  void reduce(std::span<T> buf, op o, int root, stream_type s = {}) const {
+    reduce_on(index<N>, buf.data(), buf.data(), buf.size(), buf.size(), o, root, s);
+  }
+  template <fixed_string N, class T>
+  void reduce(std::span<const std::type_identity_t<T>> send, std::span<T> recv, op o, int root, stream_type s = {}) const {
+    reduce_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), o, root, s);
+  }
+  template <class T>
+  void reduce(std::span<T> buf, op o, int root, stream_type s = {}) const
+    requires(ndim == 1)
+  {
+    reduce_on(0, buf.data(), buf.data(), buf.size(), buf.size(), o, root, s);
+  }
+  template <class T>
+  void reduce(std::span<const std::type_identity_t<T>> send, std::span<T> recv, op o, int root, stream_type s = {}) const
+    requires(ndim == 1)
+  {
+    reduce_on(0, send.data(), recv.data(), send.size(), recv.size(), o, root, s);
+  }
+
+  /// buf on local rank `root` along dim N, copied to every rank of its group.
+  template <fixed_string N, class T>
+  void broadcast(std::span<T> buf, int root, stream_type s = {}) const {
+    broadcast_on(index<N>, buf.data(), buf.size(), root, s);
+  }
+  template <class T>
+  void broadcast(std::span<T> buf, int root, stream_type s = {}) const
+    requires(ndim == 1)
+  {
+    broadcast_on(0, buf.data(), buf.size(), root, s);
+  }
+
+  /// recv = the concatenation of every rank's send, in local-rank order along dim N.
+  /// recv.size() must be send.size() * size<N>().
+  template <fixed_string N, class T>
+  void all_gather(std::span<const std::type_identity_t<T>> send, std::span<T> recv, stream_type s = {}) const {
+    all_gather_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), s);
+  }
+  template <class T>
+  void all_gather(std::span<const std::type_identity_t<T>> send, std::span<T> recv, stream_type s = {}) const
+    requires(ndim == 1)
+  {
+    all_gather_on(0, send.data(), recv.data(), send.size(), recv.size(), s);
+  }
+
+  /// recv = block `local_rank<N>()` of the reduction of every rank's send.
+  /// send.size() must be recv.size() * size<N>().
+  template <fixed_string N, class T>
+  void reduce_scatter(std::span<const std::type_identity_t<T>> send, std::span<T> recv, op o, stream_type s = {}) const {
+    reduce_scatter_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), o, s);
+  }
+  template <class T>
+  void reduce_scatter(std::span<const std::type_identity_t<T>> send, std::span<T> recv, op o, stream_type s = {}) const
+    requires(ndim == 1)
+  {
+    reduce_scatter_on(0, send.data(), recv.data(), send.size(), recv.size(), o, s);
+  }
+
+  /// Block j of send goes to local rank j; block i of recv comes from local rank i.
+  /// send.size() == recv.size(), divisible by size<N>().
+  template <fixed_string N, class T>
+  void all_to_all(std::span<const std::type_identity_t<T>> send, std::span<T> recv, stream_type s = {}) const {
+    all_to_all_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), s);
+  }
+  template <class T>
+  void all_to_all(std::span<const std::type_identity_t<T>> send, std::span<T> recv, stream_type s = {}) const
+    requires(ndim == 1)
+  {
+    all_to_all_on(0, send.data(), recv.data(), send.size(), recv.size(), s);
+  }
+
+  template <fixed_string N>
+  void barrier(stream_type s = {}) const {
+    comm_on(index<N>, "barrier").barrier(s);
+  }
+  void barrier(stream_type s = {}) const
+    requires(ndim == 1)
+  {
+    comm_on(0, "barrier").barrier(s);
+  }
+
+  /// The neighbours along dim N at `displacement`, as MPI_Cart_shift: {source, dest} local
+  /// ranks (-1 past either end unless periodic). Throws on non-members.
+  template <fixed_string N>
+  std::pair<int, int> shift_peers(int displacement = 1, bool periodic = false) const {
+    return shift_peers_on(index<N>, displacement, periodic);
+  }
+  /// Sends `send` to the rank `displacement` ahead along dim N and receives `recv` from the
+  /// rank as far behind (MPI_Cart_shift + sendrecv). At the ends of a non-periodic dim the
+  /// missing side is skipped (recv left untouched). send.size() must equal recv.size().
+  template <fixed_string N, class T>
+  void shift(std::span<const std::type_identity_t<T>> send, std::span<T> recv, int displacement = 1,
+             bool periodic = false, stream_type s = {}) const {
+    shift_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), displacement, periodic, s);
+  }
+  template <class T>
+  void shift(std::span<const std::type_identity_t<T>> send, std::span<T> recv, int displacement = 1,
+             bool periodic = false, stream_type s = {}) const
+    requires(ndim == 1)
+  {
+    shift_on(0, send.data(), recv.data(), send.size(), recv.size(), displacement, periodic, s);
+  }
+
+  friend std::ostream& operator<<(std::ostream& os, const device_mesh& m) {
+    os << "device_mesh(" << Comm::backend_name() << ", " << m.layout_ << ", rank " << m.rank();
+    if (!m.is_member()) os << ", not a member";
+    return os << ')';
+  }
+
+ private:
+  template <class L>
+  device_mesh<L, Comm> derive(const L& l, bool create) const {
+    if (create) state_->ensure_all(l);
+    return device_mesh<L, Comm>(l, state_);
+  }
+
+  std::string where(int d) const {
+    return "dim '" + std::string(Layout::name(d)) + "' of " + to_string(layout_);
+  }
+  void require_member(const char* what, int d) const {
+    if (!is_member())
+      throw mesh_error("devmesh: " + std::string(what) + " on " + where(d) + ": world rank " +
+                       std::to_string(rank()) + " is not a member of this mesh (it spans world ranks [0, " +
+                       std::to_string(state_->root_size) + ") of " + std::to_string(state_->world_size) + ")");
+  }
+  const Comm& comm_on(int d, const char* what) const {
+    require_member(what, d);
+    const auto k = detail::group_key_of(layout_, d);
+    if (const auto* e = state_->find(k)) return state_->comm_of(*e);
+    if (state_->options.lazy) return state_->comm_of(state_->ensure(layout_, d));
+    throw mesh_error("devmesh: " + std::string(what) + " on " + where(d) +
+                     ": no communicator for this dim (internal error: eager meshes create every dim's)");
+  }
+  void check_root(const char* what, int d, int root) const {
+    if (root < 0 || root >= layout_.dim_size(d))
+      throw mesh_error("devmesh: " + std::string(what) + " on " + where(d) + ": root " + std::to_string(root) +
+                       " is not in [0, " + std::to_string(layout_.dim_size(d)) + ")");
+  }
+  [[noreturn]] void size_error(const char* what, int d, const std::string& detail) const {
+    throw mesh_error("devmesh: " + std::string(what) + " on " + where(d) + ": " + detail);
+  }
+
+  template <class T>
+  void all_reduce_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, stream_type s) const {
+    const Comm& c = comm_on(d, "all_reduce");
+    if (ns != nr)
+      size_error("all_reduce", d, "send has " + std::to_string(ns) + " elements, recv " + std::to_string(nr));
+    c.all_reduce(send, recv, ns, o, s);
+  }
+  template <class T>
+  void reduce_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, int root, stream_type s) const {
+    const Comm& c = comm_on(d, "reduce");
+    check_root("reduce", d, root);
+    if (ns != nr) size_error("reduce", d, "send has " + std::to_string(ns) + " elements, recv " + std::to_string(nr));
+    c.reduce(send, recv, ns, o, root, s);
+  }
+  template <class T>
+  void broadcast_on(int d, T* buf, std::size_t n, int root, stream_type s) const {
+    const Comm& c = comm_on(d, "broadcast");
+    check_root("broadcast", d, root);
+    c.broadcast(buf, n, root, s);
+  }
+  template <class T>
+  void all_gather_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, stream_type s) const {
+    const Comm& c = comm_on(d, "all_gather");
+    const auto g = static_cast<std::size_t>(layout_.dim_size(d));
+    if (nr != ns * g)
+      size_error("all_gather", d, "recv has " + std::to_string(nr) + " elements; it needs send's " +
+                                      std::to_string(ns) + " times the dim size " + std::to_string(g));
+    c.all_gather(send, recv, ns, s);
+  }
+  template <class T>
+  void reduce_scatter_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, stream_type s) const {
+    const Comm& c = comm_on(d, "reduce_scatter");
+    const auto g = static_cast<std::size_t>(layout_.dim_size(d));
+    if (ns % g != 0)
+      size_error("reduce_scatter", d, "send has " + std::to_string(ns) + " elements, not divisible by the dim size " +
+                                          std::to_string(g));
+    if (ns != nr * g)
+      size_error("reduce_scatter", d, "send has " + std::to_string(ns) + " elements; it needs recv's " +
+                                          std::to_string(nr) + " times the dim size " + std::to_string(g));
+    c.reduce_scatter(send, recv, nr, o, s);
+  }
+  template <class T>
+  void all_to_all_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, stream_type s) const {
+    const Comm& c = comm_on(d, "all_to_all");
+    const auto g = static_cast<std::size_t>(layout_.dim_size(d));
+    if (ns % g != 0)
+      size_error("all_to_all", d, "send has " + std::to_string(ns) + " elements, not divisible by the dim size " +
+                                      std::to_string(g));
+    if (ns != nr)
+      size_error("all_to_all", d, "send has " + std::to_string(ns) + " elements, recv " + std::to_string(nr));
+    c.all_to_all(send, recv, ns / g, s);
+  }
+  std::pair<int, int> shift_peers_on(int d, int displacement, bool periodic) const {
+    require_member("shift", d);
+    const int n = layout_.dim_size(d);
+    const int me = layout_.coordinate_unchecked(rank(), d);
+    auto peer = [&](long long p) {
+      if (periodic) return static_cast<int>(((p % n) + n) % n);
+      return p < 0 || p >= n ? -1 : static_cast<int>(p);
+    };
+    return {peer(static_cast<long long>(me) - displacement), peer(static_cast<long long>(me) + displacement)};
+  }
+  template <class T>
+  void shift_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, int displacement, bool periodic,
+                stream_type s) const {
+    const Comm& c = comm_on(d, "shift");
+    if (ns != nr) size_error("shift", d, "send has " + std::to_string(ns) + " elements, recv " + std::to_string(nr));
+    const auto [source, dest] = shift_peers_on(d, displacement, periodic);
+    c.sendrecv(send, ns, dest, recv, nr, source, s);
+  }
+};
+
+namespace detail {
+
+/// What every rank must agree on: the layout (names, sizes, strides, structure), the
+/// backend, the mode and the backend options that can describe themselves.
+template <class Layout, communicator Comm>
+std::string mesh_descriptor(const Layout& l, const device_mesh_options<Comm>& o, std::string_view how) {
+  std::string s = to_string(l) + " [" + Comm::backend_name() + ", " + std::string(how) + (o.lazy ? ", lazy" : "");
+  const std::string def = describe_options(o.defaults);
+  if (!def.empty()) s += ", options " + def;
+  for (const auto& [name, opts] : o.per_dim) {
+    const std::string d = describe_options(opts);
+    s += ", " + name + (d.empty() ? std::string() : "{" + d + "}");
+  }
+  s += "]";
+  // The structure (which atoms each dim has) in case two structures print alike.
+  constexpr auto S = Layout::structure;
+  std::string structure = "#";
+  for (int i = 0; i < S.ndims; ++i) {
+    structure += std::to_string(S.dim_count[i]) + ":";
+    for (int j = 0; j < S.dim_count[i]; ++j) structure += std::to_string(S.dim_atoms[S.dim_first[i] + j]) + ",";
+  }
+  return s + " " + structure;
+}
+
+template <class C, class W>
+std::shared_ptr<mesh_state<C>> new_state(W&& world, device_mesh_options<C> options) {
+  auto st = std::make_shared<mesh_state<C>>();
+  if constexpr (std::is_lvalue_reference_v<W>) {
+    st->world = &world;  // borrowed: the caller keeps it alive longer than every handle
+  } else {
+    st->owned_world.emplace(std::move(world));
+    st->world = &*st->owned_world;
+  }
+  st->world_rank = st->world->rank();
+  st->world_size = st->world->size();
+  st->options = std::move(options);
+  return st;
+}
+
+/// The checks every rank makes before anything is created; agreed over the world so that
+/// all ranks throw together.
+template <class Layout, communicator C>
+void check_layout(const mesh_state<C>& st, const std::optional<Layout>& layout, std::string local_error,
+                  std::string_view how) {
+  if (local_error.empty() && layout->root_size() > st.world_size)
+    local_error = std::string(DEVMESH_MSG_WORLD_MISMATCH) + ": " + to_string(*layout) + " has " +
+                  std::to_string(layout->root_size()) + " ranks, the world " + std::to_string(st.world_size);
+  const std::string what = std::string(how);
+  agree(*st.world, local_error, what);
+  check_same_everywhere(*st.world, mesh_descriptor(*layout, st.options, how), what);
+}
+
+template <class Layout, class W, class C>
+device_mesh<Layout, C> init_impl(W&& world, const std::function<Layout()>& make, device_mesh_options<C> options) {
+  auto st = new_state<C>(std::forward<W>(world), std::move(options));
+  std::optional<Layout> layout;
+  std::string error;
+  try {
+    layout.emplace(make());
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  check_layout(*st, layout, error, "init_device_mesh");
+  st->root_size = layout->root_size();
+  if (st->options.lazy) {
+    // The parent of the lazy splits: the whole mesh (the world itself when it spans it).
+    st->root = &st->ensure(layout->template flatten<"devmesh.root">(), 0);
+  }
+  st->ensure_all(*layout);
+  return make_device_mesh(*layout, std::move(st));
+}
+
+}  // namespace detail
+
+/// Collective over `world`: the device mesh of `layout`, one communicator per dim (eager)
+/// created with one split per dim per rank. Pass world as an lvalue to borrow it (it must
+/// outlive every handle) or as an rvalue to hand it over. Throws mesh_error on every rank
+/// if the ranks disagree on the mesh, or if it does not fit in the world.
+template <class Layout, class W, communicator C = std::remove_cvref_t<W>>
+device_mesh<Layout, C> init_device_mesh(W&& world, Layout layout, device_mesh_options<C> options = {}) {
+  return detail::init_impl<Layout>(std::forward<W>(world), [&] { return layout; }, std::move(options));
+}
+
+/// As above for a mesh type: static, or with one dynamic dim inferred from the world size.
+template <class Layout, class W, communicator C = std::remove_cvref_t<W>>
+device_mesh<Layout, C> init_device_mesh(W&& world, device_mesh_options<C> options = {}) {
+  const int n = world.size();
+  return detail::init_impl<Layout>(
+      std::forward<W>(world),
+      [n]() -> Layout {
+        if constexpr (requires { Layout::for_world(n); })
+          return Layout::for_world(n);
+        else
+          return Layout{};
+      },
+      std::move(options));
+}
+
+/// Adopts existing communicators, one per dim of the layout in dim order (PyTorch
+/// from_group). Each communicator keeps its own ownership (a backend's owning or borrowed
+/// handle) and is moved into the mesh. Collective over `world`: validates on every rank
+/// that each communicator's members are exactly the layout's group of that dim, in order
+/// (by all-gathering world ranks over it), and throws mesh_error on every rank otherwise.
+/// Non-members (mesh smaller than the world) pass invalid communicators. Aliases of the
+/// layout get new communicators (split from world).
+template <class Layout, class W, communicator C = std::remove_cvref_t<W>>
+device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, Layout layout = {},
+                                  device_mesh_options<C> options = {}) {
+  options.lazy = false;  // adopted dims exist already; aliases are created now (from world)
+  auto st = detail::new_state<C>(std::forward<W>(world), std::move(options));
+  std::optional<Layout> l(layout);
+  detail::check_layout(*st, l, {}, "from_comms");
+  st->root_size = layout.root_size();
+  const bool member = st->is_member();
+  const int me = st->world_rank;
+  // 1. Each communicator's size and rank against the layout (local), agreed over world.
+  std::string error;
+  for (int d = 0; d < Layout::ndim && error.empty(); ++d) {
+    const std::string dim = "dim '" + std::string(Layout::name(d)) + "'";
+    const C& c = comms[static_cast<std::size_t>(d)];
+    if (!member) {
+      if (c.valid()) error = dim + ": world rank " + std::to_string(me) + " is not in the mesh but has a communicator";
+      continue;
+    }
+    if (!c.valid()) {
+      error = dim + ": no communicator on world rank " + std::to_string(me) + ", a member of the mesh";
+    } else if (c.size() != layout.dim_size(d)) {
+      error = dim + ": the communicator has " + std::to_string(c.size()) + " ranks, the dim " +
+              std::to_string(layout.dim_size(d));
+    } else if (c.rank() != layout.comm_split(me, d).key) {
+      error = dim + ": world rank " + std::to_string(me) + " is rank " + std::to_string(c.rank()) +
+              " of the communicator but has index " + std::to_string(layout.comm_split(me, d).key) + " in its group";
+    }
+  }
+  detail::agree(*st->world, error, "from_comms");
+  // 2. Membership: the world ranks of each communicator, in its rank order, must be the
+  // layout's group of that dim.
+  if (member) {
+    for (int d = 0; d < Layout::ndim; ++d) {
+      const C& c = comms[static_cast<std::size_t>(d)];
+      std::vector<std::int32_t> ranks(static_cast<std::size_t>(c.size()));
+      const std::int32_t mine = me;
+      c.all_gather_bytes(&mine, ranks.data(), sizeof mine);
+      if (!error.empty()) continue;
+      const detail::group_key k = detail::group_key_of(layout, d);
+      const split_args sa = layout.comm_split(me, d);
+      for (int i = 0; i < c.size() && error.empty(); ++i) {
+        // Expected: the i-th rank of this rank's group (digits of i along the dim's atoms).
+        int expected = sa.color, rest = i;
+        for (auto it = k.rbegin(); it != k.rend(); ++it) {
+          expected += (rest % it->first) * it->second;
+          rest /= it->first;
+        }
+        if (ranks[static_cast<std::size_t>(i)] != expected)
+          error = "dim '" + std::string(Layout::name(d)) + "': rank " + std::to_string(i) +
+                  " of the communicator is world rank " + std::to_string(ranks[static_cast<std::size_t>(i)]) +
+                  ", the layout's group has world rank " + std::to_string(expected) + " there";
+      }
+    }
+  }
+  detail::agree(*st->world, error, "from_comms");
+  for (int d = 0; d < Layout::ndim; ++d) {
+    auto e = std::make_unique<typename detail::mesh_state<C>::entry>();
+    e->key = detail::group_key_of(layout, d);
+    e->first_dim = std::string(Layout::name(d));
+    e->comm.emplace(std::move(comms[static_cast<std::size_t>(d)]));
+    st->cache.push_back(std::move(e));
+  }
+  st->ensure_all(layout);
+  return detail::make_device_mesh(layout, std::move(st));
+}
+
+}  // namespace devmesh

@@ -1,0 +1,264 @@
+// devmesh/mpi/communicator.hpp: dm::mpi::communicator, an MPI_Comm with RAII that models
+// devmesh::communicator. Collectives take host memory; the stream argument is no_stream.
+#pragma once
+#include <algorithm>
+#include <climits>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "native.hpp"
+
+#include "../backend.hpp"
+#include "../diagnostics.hpp"
+#include "datatype.hpp"
+#include "error.hpp"
+
+namespace devmesh::mpi {
+
+/// Creation options of one communicator (device_mesh_options::per_dim["tp"], ...).
+struct comm_options {
+  /// MPI_Comm_set_name; device_mesh sets "mesh:<dim>" when left empty.
+  std::string name;
+  /// MPI_Info hints (key, value), applied with MPI_Comm_set_info after the split, e.g.
+  /// {"mpi_assert_no_any_tag", "true"}. Unknown keys are ignored by MPI, as the standard says.
+  std::vector<std::pair<std::string, std::string>> hints;
+  /// Called with every new communicator, after hints and name (e.g. to attach attributes).
+  std::function<void(MPI_Comm)> on_create;
+
+  /// What enters the mesh-wide consistency fingerprint (the name is per dim, not here).
+  std::string describe() const {
+    std::string s;
+    for (const auto& [k, v] : hints) s += (s.empty() ? "" : ",") + k + "=" + v;
+    if (on_create) s += (s.empty() ? "" : ",") + std::string("on_create");
+    return s;
+  }
+};
+
+/// An MPI communicator. Move-only; owning (adopt, split: MPI_Comm_free at destruction,
+/// skipped once MPI is finalized) or borrowed (borrow, world(): never freed).
+class communicator {
+ public:
+  using native_type = MPI_Comm;
+  using options_type = comm_options;
+  using stream_type = no_stream;
+
+  /// An invalid communicator (what non-members of a split get).
+  communicator() = default;
+  /// Takes ownership of c (freed at destruction) and sets MPI_ERRORS_RETURN on it.
+  static communicator adopt(MPI_Comm c) {
+    if (c != MPI_COMM_NULL) detail::check(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    return communicator(c, c != MPI_COMM_WORLD && c != MPI_COMM_SELF);
+  }
+  /// Uses c without owning it: the caller keeps it alive and frees it.
+  static communicator borrow(MPI_Comm c) { return communicator(c, false); }
+
+  communicator(communicator&& o) noexcept
+      : comm_(std::exchange(o.comm_, MPI_COMM_NULL)), owned_(std::exchange(o.owned_, false)),
+        rank_(std::exchange(o.rank_, -1)), size_(std::exchange(o.size_, 0)) {}
+  communicator& operator=(communicator&& o) noexcept {
+    if (this != &o) {
+      reset();
+      comm_ = std::exchange(o.comm_, MPI_COMM_NULL);
+      owned_ = std::exchange(o.owned_, false);
+      rank_ = std::exchange(o.rank_, -1);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  communicator(const communicator&) = delete;
+  communicator& operator=(const communicator&) = delete;
+  ~communicator() { reset(); }
+
+  bool valid() const { return comm_ != MPI_COMM_NULL; }
+  /// Rank in this communicator (-1 if invalid).
+  int rank() const { return rank_; }
+  /// Number of ranks (0 if invalid).
+  int size() const { return size_; }
+  MPI_Comm native() const { return comm_; }
+  bool owns() const { return owned_; }
+  static const char* backend_name() { return "mpi"; }
+
+  /// Collective over this communicator: MPI_Comm_split. color == no_color gives an
+  /// invalid communicator. The result owns its MPI_Comm and gets opts applied.
+  communicator split(int color, int key, const options_type& opts = {}) const {
+    require_valid("split");
+    MPI_Comm out = MPI_COMM_NULL;
+    detail::check(MPI_Comm_split(comm_, color == no_color ? MPI_UNDEFINED : color, key, &out), "MPI_Comm_split");
+    communicator c = adopt(out);
+    if (out != MPI_COMM_NULL) c.apply(opts);
+    return c;
+  }
+
+  /// Collective: n bytes from every rank, in rank order, into out.
+  void all_gather_bytes(const void* in, void* out, std::size_t n) const {
+    require_valid("all_gather_bytes");
+    detail::check(MPI_Allgather(in, count("all_gather_bytes", n), MPI_BYTE, out, count("all_gather_bytes", n), MPI_BYTE,
+                                comm_),
+                  "MPI_Allgather");
+  }
+
+  /// MPI has no abort of one communicator's pending work short of MPI_Abort, which kills
+  /// the job; devmesh's MPI calls are blocking, so there is nothing pending: a no-op.
+  void abort() noexcept {}
+  static void group_start() {}
+  static void group_end() {}
+
+  // ---- typed collectives (host memory); counts in elements -----------------------------
+  template <class T>
+  void all_reduce(const T* send, T* recv, std::size_t n, op o, stream_type = {}) const {
+    require_valid("all_reduce");
+    detail::check(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send, recv, count("all_reduce", n), datatype<T>(),
+                                mpi_op<T>(o), comm_),
+                  "MPI_Allreduce");
+    if (o == op::avg) divide(recv, n);
+  }
+  template <class T>
+  void reduce(const T* send, T* recv, std::size_t n, op o, int root, stream_type = {}) const {
+    require_valid("reduce");
+    const bool in_place = send == recv && rank_ == root;
+    detail::check(MPI_Reduce(in_place ? MPI_IN_PLACE : send, recv, count("reduce", n), datatype<T>(), mpi_op<T>(o),
+                             root, comm_),
+                  "MPI_Reduce");
+    if (o == op::avg && rank_ == root) divide(recv, n);
+  }
+  template <class T>
+  void broadcast(T* buf, std::size_t n, int root, stream_type = {}) const {
+    require_valid("broadcast");
+    detail::check(MPI_Bcast(buf, count("broadcast", n), datatype<T>(), root, comm_), "MPI_Bcast");
+  }
+  template <class T>
+  void all_gather(const T* send, T* recv, std::size_t send_count, stream_type = {}) const {
+    require_valid("all_gather");
+    const std::vector<T> copy = copy_if_overlapping(send, send_count, recv, send_count * static_cast<std::size_t>(size_));
+    detail::check(MPI_Allgather(copy.empty() ? send : copy.data(), count("all_gather", send_count), datatype<T>(), recv,
+                                count("all_gather", send_count), datatype<T>(), comm_),
+                  "MPI_Allgather");
+  }
+  template <class T>
+  void reduce_scatter(const T* send, T* recv, std::size_t recv_count, op o, stream_type = {}) const {
+    require_valid("reduce_scatter");
+    const std::vector<T> copy = copy_if_overlapping(send, recv_count * static_cast<std::size_t>(size_), recv, recv_count);
+    detail::check(MPI_Reduce_scatter_block(copy.empty() ? send : copy.data(), recv, count("reduce_scatter", recv_count),
+                                           datatype<T>(), mpi_op<T>(o), comm_),
+                  "MPI_Reduce_scatter_block");
+    if (o == op::avg) divide(recv, recv_count);
+  }
+  template <class T>
+  void all_to_all(const T* send, T* recv, std::size_t count_per_rank, stream_type = {}) const {
+    require_valid("all_to_all");
+    const std::size_t total = count_per_rank * static_cast<std::size_t>(size_);
+    const std::vector<T> copy = copy_if_overlapping(send, total, recv, total);
+    detail::check(MPI_Alltoall(copy.empty() ? send : copy.data(), count("all_to_all", count_per_rank), datatype<T>(),
+                               recv, count("all_to_all", count_per_rank), datatype<T>(), comm_),
+                  "MPI_Alltoall");
+  }
+  void barrier(stream_type = {}) const {
+    require_valid("barrier");
+    detail::check(MPI_Barrier(comm_), "MPI_Barrier");
+  }
+  /// dest/source -1: no send/receive on that side (MPI_PROC_NULL).
+  template <class T>
+  void sendrecv(const T* send, std::size_t send_count, int dest, T* recv, std::size_t recv_count, int source,
+                stream_type = {}) const {
+    require_valid("sendrecv");
+    constexpr int tag = 0x646d;  // "dm"
+    detail::check(MPI_Sendrecv(send, count("sendrecv", send_count), datatype<T>(), dest < 0 ? MPI_PROC_NULL : dest, tag,
+                               recv, count("sendrecv", recv_count), datatype<T>(), source < 0 ? MPI_PROC_NULL : source,
+                               tag, comm_, MPI_STATUS_IGNORE),
+                  "MPI_Sendrecv");
+  }
+
+ private:
+  communicator(MPI_Comm c, bool owned) : comm_(c), owned_(owned) {
+    if (c != MPI_COMM_NULL) {
+      detail::check(MPI_Comm_rank(c, &rank_), "MPI_Comm_rank");
+      detail::check(MPI_Comm_size(c, &size_), "MPI_Comm_size");
+    }
+  }
+
+  void reset() noexcept {
+    if (owned_ && comm_ != MPI_COMM_NULL) {
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (!finalized) MPI_Comm_free(&comm_);
+    }
+    comm_ = MPI_COMM_NULL;
+    owned_ = false;
+    rank_ = -1;
+    size_ = 0;
+  }
+
+  void apply(const options_type& o) {
+    if (!o.hints.empty()) {
+      MPI_Info info = MPI_INFO_NULL;
+      detail::check(MPI_Info_create(&info), "MPI_Info_create");
+      int rc = MPI_SUCCESS;
+      for (const auto& [k, v] : o.hints)
+        if (rc == MPI_SUCCESS) rc = MPI_Info_set(info, k.c_str(), v.c_str());
+      if (rc == MPI_SUCCESS) rc = MPI_Comm_set_info(comm_, info);
+      MPI_Info_free(&info);
+      detail::check(rc, "MPI_Comm_set_info");
+    }
+    if (!o.name.empty()) detail::check(MPI_Comm_set_name(comm_, o.name.c_str()), "MPI_Comm_set_name");
+    if (o.on_create) o.on_create(comm_);
+  }
+
+  void require_valid(const char* what) const {
+    if (comm_ == MPI_COMM_NULL)
+      throw comm_error("devmesh: mpi: " + std::string(what) + " on an invalid communicator (MPI_COMM_NULL)");
+  }
+  static int count(const char* what, std::size_t n) {
+    if (n > static_cast<std::size_t>(INT_MAX))
+      throw comm_error("devmesh: mpi: " + std::string(what) + ": " + std::to_string(n) +
+                       " elements exceed MPI's int count (split the buffer)");
+    return static_cast<int>(n);
+  }
+
+  template <class T>
+  static MPI_Op mpi_op(op o) {
+    switch (o) {
+      case op::sum: return MPI_SUM;
+      case op::prod: return MPI_PROD;
+      case op::min: return MPI_MIN;
+      case op::max: return MPI_MAX;
+      case op::avg: return MPI_SUM;  // then divided by the size
+    }
+    return MPI_OP_NULL;
+  }
+  /// op::avg: MPI has no MPI_AVG; the sum is divided by the size (integer division for
+  /// integers, as NCCL's ncclAvg).
+  template <class T>
+  void divide(T* buf, std::size_t n) const {
+    using U = std::remove_cv_t<T>;
+    if constexpr ((std::is_arithmetic_v<U> && !std::is_same_v<U, bool>) || std::is_same_v<U, std::complex<float>> ||
+                  std::is_same_v<U, std::complex<double>>) {
+      for (std::size_t i = 0; i < n; ++i) buf[i] = static_cast<U>(buf[i] / static_cast<U>(size_));
+    } else {
+      (void)buf, (void)n;
+      throw comm_error("devmesh: mpi: op::avg needs an arithmetic element type");
+    }
+  }
+  /// The send buffer copied when it overlaps recv (MPI forbids aliasing outside MPI_IN_PLACE).
+  template <class T>
+  static std::vector<T> copy_if_overlapping(const T* send, std::size_t ns, const T* recv, std::size_t nr) {
+    const auto s = reinterpret_cast<std::uintptr_t>(send), r = reinterpret_cast<std::uintptr_t>(recv);
+    if (ns == 0 || nr == 0 || s + ns * sizeof(T) <= r || r + nr * sizeof(T) <= s) return {};
+    return std::vector<T>(send, send + ns);
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  bool owned_ = false;
+  int rank_ = -1;
+  int size_ = 0;
+};
+
+static_assert(devmesh::communicator<communicator>);
+
+}  // namespace devmesh::mpi

@@ -1,0 +1,65 @@
+// devmesh/mpi/environment.hpp: MPI_Init_thread / MPI_Finalize as RAII, and world().
+#pragma once
+#include <string>
+
+#include "native.hpp"
+
+#include "../diagnostics.hpp"
+#include "communicator.hpp"
+#include "error.hpp"
+
+namespace devmesh::mpi {
+
+/// Initializes MPI (requesting MPI_THREAD_MULTIPLE by default) and finalizes it at scope
+/// exit. If MPI is already initialized, it does neither (the owner of MPI finalizes).
+/// Sets MPI_ERRORS_RETURN on MPI_COMM_WORLD and MPI_COMM_SELF: MPI errors become
+/// devmesh::mpi::error exceptions instead of aborting the job.
+class environment {
+ public:
+  environment(int& argc, char**& argv, int required = MPI_THREAD_MULTIPLE) { init(&argc, &argv, required); }
+  explicit environment(int required = MPI_THREAD_MULTIPLE) { init(nullptr, nullptr, required); }
+  environment(const environment&) = delete;
+  environment& operator=(const environment&) = delete;
+  ~environment() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (initialized_here_ && !finalized) MPI_Finalize();
+  }
+
+  /// The thread support level MPI provided (MPI_THREAD_SINGLE ... MPI_THREAD_MULTIPLE).
+  int thread_level() const noexcept { return provided_; }
+  /// False when MPI was initialized by someone else before this environment.
+  bool initialized_here() const noexcept { return initialized_here_; }
+
+ private:
+  void init(int* argc, char*** argv, int required) {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (initialized) {
+      MPI_Query_thread(&provided_);
+    } else {
+      const int rc = MPI_Init_thread(argc, argv, required, &provided_);
+      if (rc != MPI_SUCCESS)
+        throw error("devmesh: mpi: MPI_Init_thread failed (MPI error code " + std::to_string(rc) + ")", rc);
+      initialized_here_ = true;
+    }
+    detail::check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler(MPI_COMM_WORLD)");
+    detail::check(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler(MPI_COMM_SELF)");
+  }
+
+  bool initialized_here_ = false;
+  int provided_ = 0;
+};
+
+/// MPI_COMM_WORLD, borrowed (never freed). Throws comm_error if MPI is not initialized.
+inline communicator world() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized)
+    throw comm_error(std::string("devmesh: mpi::world(): MPI is ") + (finalized ? "finalized" : "not initialized") +
+                     " (create a devmesh::mpi::environment first)");
+  return communicator::borrow(MPI_COMM_WORLD);
+}
+
+}  // namespace devmesh::mpi

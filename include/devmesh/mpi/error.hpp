@@ -1,0 +1,39 @@
+// devmesh/mpi/error.hpp: MPI return codes as exceptions carrying the MPI error string.
+#pragma once
+#include <string>
+
+#include "native.hpp"
+
+#include "../diagnostics.hpp"
+
+namespace devmesh::mpi {
+
+/// An MPI call failed (MPI_ERRORS_RETURN is set on every communicator devmesh makes):
+/// what() names the call and carries MPI_Error_string; code() is the MPI error code.
+class error : public comm_error {
+ public:
+  error(const std::string& what, int code) : comm_error(what), code_(code) {}
+  int code() const noexcept { return code_; }
+
+ private:
+  int code_;
+};
+
+namespace detail {
+inline std::string error_string(int code) {
+  char buf[MPI_MAX_ERROR_STRING]{};
+  int len = 0;
+  if (MPI_Error_string(code, buf, &len) != MPI_SUCCESS) return "unknown MPI error";
+  return std::string(buf, static_cast<std::size_t>(len));
+}
+
+/// Throws mpi::error if rc is not MPI_SUCCESS.
+inline void check(int rc, const char* call) {
+  if (rc != MPI_SUCCESS)
+    throw error("devmesh: mpi: " + std::string(call) + " failed: " + error_string(rc) + " (MPI error code " +
+                    std::to_string(rc) + ")",
+                rc);
+}
+}  // namespace detail
+
+}  // namespace devmesh::mpi

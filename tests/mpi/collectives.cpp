@@ -1,0 +1,205 @@
+// Every dim's communicator against the core layout, and every typed collective checked
+// numerically on every dim: plain, flattened (adjacent and transposed), sliced, unflattened,
+// and on 1-D meshes through the unnamed API. Run under mpirun with 1, 2, 4 and 8 ranks.
+#include <cstdint>
+#include <numeric>
+#include <span>
+#include <vector>
+
+#include "check.hpp"
+
+namespace dm = devmesh;
+using namespace dm::literals;
+
+// Named (m.all_reduce<"dp">(...)) or unnamed (m.all_reduce(...), 1-D meshes) call.
+#define DEVMESH_TEST_CALL(fn)                                   \
+  template <dm::fixed_string N, bool Unnamed, class DM, class... A> \
+  void fn(const DM& m, A&&... a) {                              \
+    if constexpr (Unnamed)                                      \
+      m.fn(std::forward<A>(a)...);                              \
+    else                                                        \
+      m.template fn<N>(std::forward<A>(a)...);                  \
+  }
+DEVMESH_TEST_CALL(all_reduce)
+DEVMESH_TEST_CALL(reduce)
+DEVMESH_TEST_CALL(broadcast)
+DEVMESH_TEST_CALL(all_gather)
+DEVMESH_TEST_CALL(reduce_scatter)
+DEVMESH_TEST_CALL(all_to_all)
+DEVMESH_TEST_CALL(shift)
+#undef DEVMESH_TEST_CALL
+
+/// The communicator of dim N holds exactly the layout's group of this rank, in its order
+/// (gathered with plain MPI, independently of devmesh's collectives).
+template <dm::fixed_string N, class DM>
+void check_membership(const DM& m) {
+  const auto g = m.layout().template group<N>(m.rank());
+  const auto& c = m.template comm<N>();
+  CHECK(c.valid());
+  CHECK_EQ(c.size(), g.size());
+  CHECK_EQ(c.rank(), g.index_of(m.rank()));
+  CHECK_EQ(m.template local_rank<N>(), g.index_of(m.rank()));
+  std::vector<int> ranks(static_cast<std::size_t>(c.size()));
+  int me = m.rank();
+  MPI_Allgather(&me, 1, MPI_INT, ranks.data(), 1, MPI_INT, c.native());
+  for (int i = 0; i < g.size(); ++i) CHECK_EQ(ranks[static_cast<std::size_t>(i)], g[i]);
+}
+
+template <dm::fixed_string N, bool Unnamed = false, class DM>
+void check_collectives(const DM& m) {
+  check_membership<N>(m);
+  const auto g = m.layout().template group<N>(m.rank());
+  const int n = g.size();
+  const int me = m.rank();
+  const int li = g.index_of(me);
+  long sum = 0, sum_sq = 0;
+  for (int r : g) sum += r + 1, sum_sq += static_cast<long>(r) * r;
+
+  // all_reduce in place, several ops and types.
+  std::vector<long> v{me + 1, static_cast<long>(me) * me, 1};
+  all_reduce<N, Unnamed>(m, std::span(v), dm::op::sum);
+  CHECK_EQ(v[0], sum);
+  CHECK_EQ(v[1], sum_sq);
+  CHECK_EQ(v[2], n);
+  std::vector<double> x{static_cast<double>(me)}, y(1, -1.0);
+  all_reduce<N, Unnamed>(m, std::span(x), std::span(y), dm::op::max);
+  CHECK_EQ(y[0], static_cast<double>(g.back()));
+  all_reduce<N, Unnamed>(m, std::span(x), std::span(y), dm::op::min);
+  CHECK_EQ(y[0], static_cast<double>(g.front()));
+  std::vector<float> f{static_cast<float>(me + 1)};
+  all_reduce<N, Unnamed>(m, std::span(f), dm::op::avg);
+  CHECK(std::abs(f[0] - static_cast<float>(sum) / static_cast<float>(n)) < 1e-5f);
+  std::vector<std::int8_t> two{2};
+  all_reduce<N, Unnamed>(m, std::span(two), dm::op::prod);
+  CHECK_EQ(static_cast<int>(two[0]), n <= 4 ? (1 << n) : static_cast<std::int8_t>(1 << n));
+  std::vector<std::uint64_t> big{1ull << 40};
+  all_reduce<N, Unnamed>(m, std::span(big), dm::op::sum);
+  CHECK(big[0] == (1ull << 40) * static_cast<std::uint64_t>(n));
+
+  // reduce onto the last local rank (in place and out of place).
+  std::vector<int> r{me + 1};
+  reduce<N, Unnamed>(m, std::span(r), dm::op::sum, n - 1);
+  if (li == n - 1) CHECK_EQ(static_cast<long>(r[0]), sum);
+  std::vector<int> rin{me}, rout{-7};
+  reduce<N, Unnamed>(m, std::span(rin), std::span(rout), dm::op::max, 0);
+  CHECK_EQ(rout[0], li == 0 ? g.back() : -7);
+
+  // broadcast from the middle.
+  const int root = n / 2;
+  std::vector<short> b{static_cast<short>(me), static_cast<short>(-me)};
+  broadcast<N, Unnamed>(m, std::span(b), root);
+  CHECK_EQ(b[0], g[root]);
+  CHECK_EQ(b[1], -g[root]);
+
+  // all_gather: the group's ranks in order.
+  std::vector<int> send{me, -me}, all(static_cast<std::size_t>(2 * n));
+  all_gather<N, Unnamed>(m, std::span(send), std::span(all));
+  for (int i = 0; i < n; ++i) {
+    CHECK_EQ(all[static_cast<std::size_t>(2 * i)], g[i]);
+    CHECK_EQ(all[static_cast<std::size_t>(2 * i + 1)], -g[i]);
+  }
+
+  // reduce_scatter: block j of rank r holds r * (j + 1) + k; this rank gets block li.
+  std::vector<double> rs_send(static_cast<std::size_t>(2 * n)), rs_recv(2);
+  for (int j = 0; j < n; ++j)
+    for (int k = 0; k < 2; ++k) rs_send[static_cast<std::size_t>(2 * j + k)] = me * (j + 1) + k;
+  reduce_scatter<N, Unnamed>(m, std::span(rs_send), std::span(rs_recv), dm::op::sum);
+  CHECK_EQ(rs_recv[0], static_cast<double>((sum - n) * (li + 1)));
+  CHECK_EQ(rs_recv[1], static_cast<double>((sum - n) * (li + 1) + n));
+
+  // all_to_all: block j of rank r is r * 1000 + j.
+  std::vector<long long> a_send(static_cast<std::size_t>(n)), a_recv(static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) a_send[static_cast<std::size_t>(j)] = me * 1000LL + j;
+  all_to_all<N, Unnamed>(m, std::span(a_send), std::span(a_recv));
+  for (int i = 0; i < n; ++i) CHECK_EQ(a_recv[static_cast<std::size_t>(i)], g[i] * 1000LL + li);
+
+  // shift: non-periodic +1 (the first rank receives nothing), periodic -1.
+  std::vector<int> s_send{me}, s_recv{-1};
+  shift<N, Unnamed>(m, std::span(s_send), std::span(s_recv), 1, false);
+  CHECK_EQ(s_recv[0], li > 0 ? g[li - 1] : -1);
+  shift<N, Unnamed>(m, std::span(s_send), std::span(s_recv), -1, true);
+  CHECK_EQ(s_recv[0], g[(li + 1) % n]);
+  const auto peers = m.template shift_peers<N>(1, false);
+  CHECK_EQ(peers.first, li > 0 ? li - 1 : -1);
+  CHECK_EQ(peers.second, li + 1 < n ? li + 1 : -1);
+
+  if constexpr (Unnamed) m.barrier(); else m.template barrier<N>();
+
+  // Sizes that do not fit the dim are errors, thrown before any communication.
+  if (n > 1) {
+    std::vector<int> bad(static_cast<std::size_t>(2 * n + 1));
+    CHECK_THROWS_WITH(dm::mesh_error, (all_gather<N, Unnamed>(m, std::span(send), std::span(bad)), 0), "all_gather");
+    std::vector<int> one(1);
+    CHECK_THROWS_WITH(dm::mesh_error, (reduce_scatter<N, Unnamed>(m, std::span(bad), std::span(one), dm::op::sum), 0),
+                      "not divisible by the dim size");
+    CHECK_THROWS_WITH(dm::mesh_error, (all_to_all<N, Unnamed>(m, std::span(bad), std::span(bad)), 0),
+                      "not divisible by the dim size");
+  }
+  CHECK_THROWS_WITH(dm::mesh_error, (reduce<N, Unnamed>(m, std::span(r), dm::op::sum, n), 0), "root");
+}
+
+template <class DM>
+void check_mesh3(const DM& mesh) {
+  check_collectives<"dp">(mesh);
+  check_collectives<"cp">(mesh);
+  check_collectives<"tp">(mesh);
+
+  // Flattened: adjacent dims, and non-adjacent dims in transposed order.
+  const auto f = mesh.template flatten<"dp_cp", "dp", "cp">();
+  check_collectives<"dp_cp">(f);
+  check_collectives<"tp">(f);
+  const auto t = mesh.template flatten<"tp_dp", "tp", "dp">();
+  check_collectives<"tp_dp">(t);
+
+  // A transposed submesh, its whole-mesh flatten, and 1-D meshes through the unnamed API.
+  const auto cd = mesh.template slice<"cp", "dp">();
+  check_collectives<"cp">(cd);
+  check_collectives<"dp">(cd);
+  const auto cd_flat = cd.template flatten<"cpdp">();
+  check_collectives<"cpdp", true>(cd_flat);
+  check_collectives<"tp", true>(mesh["tp"_dim]);
+  check_collectives<"dp_cp", true>(f["dp_cp"_dim]);
+  const auto all = mesh.template flatten<"all">();
+  check_collectives<"all", true>(all);
+  check_collectives<"dp">(all);  // former dims stay reachable as aliases
+
+  // Unflatten a dim into two (one of size 1: a group of one rank per rank).
+  const auto u = mesh.template unflatten<"tp", dm::dim<"outer", 1>, dm::dim<"inner">>();
+  check_collectives<"outer">(u);
+  check_collectives<"inner">(u);
+  check_collectives<"dp_cp">(u.template flatten<"dp_cp", "dp", "cp">());
+}
+
+int main(int argc, char** argv) {
+  dm::mpi::environment env(argc, argv);
+  try {
+    auto world = dm::mpi::world();
+    const int w = world.size();
+    // Dynamic sizes fitted to the world: (1,1,1), (1,1,2), (2,1,2), (2,2,2).
+    using mesh3 = dm::mesh<dm::dim<"dp">, dm::dim<"cp">, dm::dim<"tp">>;
+    const int dp = w >= 4 ? 2 : 1, tp = w >= 2 ? 2 : 1;
+    check_mesh3(dm::init_device_mesh(world, mesh3(dp, w / (dp * tp), tp)));
+    // The static mesh of the issue.
+    if (w == 8) {
+      using mesh3d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>>;
+      const auto mesh = dm::init_device_mesh<mesh3d>(world);
+      check_mesh3(mesh);
+      // Unflatten a flattened dim into static parts.
+      const auto u = mesh.flatten<"dp_cp", "dp", "cp">().unflatten<"dp_cp", dm::dim<"a", 4>, dm::dim<"b", 1>>();
+      check_collectives<"a">(u);
+      const auto v = mesh.flatten<"all">().unflatten<"all", dm::dim<"x", 2>, dm::dim<"y", 4>>();
+      check_collectives<"x">(v);
+      check_collectives<"y">(v);
+    }
+    // A dynamic dim inferred from the world (HSDP).
+    using hsdp = dm::mesh<dm::dim<"replicate">, dm::dim<"shard", 2>>;
+    if (w % 2 == 0) {
+      const auto h = dm::init_device_mesh<hsdp>(world);
+      check_collectives<"replicate">(h);
+      check_collectives<"shard">(h);
+    }
+  } catch (const std::exception& e) {
+    test::fail(__FILE__, __LINE__, std::string("unexpected exception: ") + e.what());
+  }
+  return test::finish("mpi.collectives");
+}
