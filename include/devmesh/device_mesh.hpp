@@ -221,10 +221,16 @@ struct mesh_state {
 
   bool is_member() const { return world_rank < root_size; }
 
-  const entry* find(const group_key& k) const {
+  /// The communicator with groups k; among equals, the one made for dim `name` (from_comms
+  /// may adopt two communicators with the same groups, e.g. two dims of size 1).
+  const entry* find(const group_key& k, std::string_view name = {}) const {
+    const entry* found = nullptr;
     for (const auto& e : cache)
-      if (e->key == k) return e.get();
-    return nullptr;
+      if (e->key == k) {
+        if (e->first_dim == name) return e.get();
+        if (!found) found = e.get();
+      }
+    return found;
   }
   const Comm& comm_of(const entry& e) const { return e.comm ? *e.comm : *world; }
 
@@ -530,7 +536,7 @@ class device_mesh {
   const Comm& comm_on(int d, const char* what) const {
     require_member(what, d);
     const auto k = detail::group_key_of(layout_, d);
-    if (const auto* e = state_->find(k)) return state_->comm_of(*e);
+    if (const auto* e = state_->find(k, Layout::name(d))) return state_->comm_of(*e);
     if (state_->options.lazy) return state_->comm_of(state_->ensure(layout_, d));
     throw mesh_error("devmesh: " + std::string(what) + " on " + where(d) +
                      ": no communicator for this dim (internal error: eager meshes create every dim's)");

@@ -1,0 +1,334 @@
+// device_mesh runtime behaviour on the MPI backend: communicator counts and caching,
+// meshes smaller than the world, the init consistency check (every rank throws, quickly),
+// world-size mismatch, from_comms validation and ownership, lazy mode, per-dim options,
+// and MPI errors as exceptions. Run under mpirun with 1, 2, 4 and 8 ranks.
+#include <chrono>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+
+namespace dm = devmesh;
+using namespace dm::literals;
+using mesh2 = dm::mesh<dm::dim<"dp">, dm::dim<"tp">>;
+using mesh3 = dm::mesh<dm::dim<"dp">, dm::dim<"cp">, dm::dim<"tp">>;
+
+namespace {
+
+/// (dp, tp) sizes for w ranks: tp = 2 when it divides.
+mesh2 layout2(int w) { return w % 2 == 0 ? mesh2(w / 2, 2) : mesh2(w, 1); }
+
+std::string comm_name(MPI_Comm c) {
+  char buf[MPI_MAX_OBJECT_NAME]{};
+  int len = 0;
+  MPI_Comm_get_name(c, buf, &len);
+  return std::string(buf, static_cast<std::size_t>(len));
+}
+
+/// Runs f expecting a mesh_error on every rank; returns the message (empty if none).
+template <class F>
+std::string expect_mesh_error(F&& f, const char* what) {
+  try {
+    f();
+  } catch (const dm::mesh_error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    test::fail(__FILE__, __LINE__, std::string(what) + ": unexpected exception type: " + e.what());
+    return "?";
+  }
+  test::fail(__FILE__, __LINE__, std::string(what) + ": did not throw");
+  return {};
+}
+
+bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
+
+void counts(dm::mpi::communicator& world) {
+  const int w = world.size();
+  const int dp = w >= 4 ? 2 : 1, tp = w >= 2 ? 2 : 1;
+  auto mesh = dm::init_device_mesh(world, mesh3(dp, w / (dp * tp), tp));
+  const int c0 = mesh.communicator_count();
+  // One split per dim, except a dim that spans the whole world in order (reuses world).
+  const int cp = w / (dp * tp);
+  // Dims of size 1 share one communicator (groups of one rank); a dim of size w is the world.
+  const bool has_size1 = dp == 1 || cp == 1 || tp == 1;
+  const int expected = (has_size1 && w > 1 ? 1 : 0) + (dp > 1 && dp < w) + (cp > 1 && cp < w) + (tp > 1 && tp < w);
+  CHECK_EQ(c0, expected);
+  // Slicing and operator[] never create.
+  auto s = mesh.slice<"tp", "dp">();
+  auto t = mesh["tp"_dim];
+  CHECK_EQ(mesh.communicator_count(), c0);
+  // Flatten creates one communicator, flattening again (from any handle) creates nothing.
+  auto f1 = mesh.flatten<"dp_cp", "dp", "cp">();
+  const int c1 = mesh.communicator_count();
+  CHECK_EQ(c1, c0 + (dp > 1 && cp > 1 ? 1 : 0));  // else dp_cp has the groups of dp, cp or the world
+  auto f2 = mesh.flatten<"dp_cp2", "dp", "cp">();
+  auto f3 = mesh.slice<"dp", "cp">().flatten<"dp_cp">();
+  CHECK_EQ(mesh.communicator_count(), c1);
+  CHECK(f1.comm<"dp_cp">().native() == f2.comm<"dp_cp2">().native());
+  CHECK(f1.comm<"dp_cp">().native() == f3.comm<"dp_cp">().native());
+  // The same dims in the other order are another group order: a new communicator.
+  auto f4 = mesh.flatten<"cp_dp", "cp", "dp">();
+  CHECK_EQ(mesh.communicator_count(), c1 + (dp > 1 && cp > 1 ? 1 : 0));
+  // The whole mesh spans the world in world order: the world communicator itself.
+  const int c2 = mesh.communicator_count();
+  auto all = mesh.flatten<"all">();
+  CHECK_EQ(mesh.communicator_count(), c2);
+  CHECK(all.comm().native() == MPI_COMM_WORLD);
+  // Unflatten creates communicators only for its new groups.
+  auto u = mesh.unflatten<"tp", dm::dim<"t0", 1>, dm::dim<"t1">>();  // t1 == tp: nothing new
+  CHECK_EQ(mesh.communicator_count(), c2 + (has_size1 || w == 1 ? 0 : 1));  // t0: groups of one rank
+  CHECK(u.comm<"t1">().native() == mesh.comm<"tp">().native());
+  if (w == 8) {
+    using mesh3d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>>;
+    auto m = dm::init_device_mesh<mesh3d>(world);
+    CHECK_EQ(m.communicator_count(), 3);
+    auto v = m.flatten<"all">().unflatten<"all", dm::dim<"x", 2>, dm::dim<"y", 4>>();
+    CHECK_EQ(m.communicator_count(), 4);  // x is dp; y (cp, tp) is new
+    auto v2 = m.flatten<"all">().unflatten<"all", dm::dim<"x", 2>, dm::dim<"y", 4>>();
+    CHECK_EQ(m.communicator_count(), 4);
+    CHECK(v.comm<"x">().native() == m.comm<"dp">().native());
+    (void)v2;
+  }
+  (void)s, (void)t, (void)f4;
+  // Handles share state: a copy sees the same communicators and counts.
+  auto copy = f1;
+  CHECK_EQ(copy.communicator_count(), mesh.communicator_count());
+}
+
+void smaller_mesh(dm::mpi::communicator& world) {
+  const int w = world.size();
+  if (w < 2) return;
+  const int n = w / 2;  // the mesh covers world ranks [0, n)
+  auto mesh = dm::init_device_mesh(world, mesh2(1, n));
+  const bool member = world.rank() < n;
+  CHECK_EQ(mesh.is_member(), member);
+  CHECK_EQ(mesh.coordinate().has_value(), member);
+  auto flat = mesh.flatten<"all">();  // collective over the world, members or not
+  if (member) {
+    CHECK_EQ((*mesh.coordinate())[1], world.rank());
+    CHECK_EQ(mesh.local_rank<"tp">(), world.rank());
+    CHECK_EQ(mesh.comm<"tp">().size(), n);
+    std::vector<int> v{world.rank()};
+    mesh.all_reduce<"tp">(std::span(v), dm::op::sum);
+    CHECK_EQ(v[0], n * (n - 1) / 2);
+    flat.all_reduce(std::span(v), dm::op::max);
+    CHECK_EQ(v[0], n * (n - 1) / 2);
+  } else {
+    std::vector<int> v{1};
+    const std::string m1 = expect_mesh_error([&] { mesh.all_reduce<"tp">(std::span(v), dm::op::sum); }, "non-member");
+    CHECK(contains(m1, "all_reduce on dim 'tp'") && contains(m1, "is not a member of this mesh"));
+    expect_mesh_error([&] { (void)mesh.comm<"dp">(); }, "non-member comm");
+    expect_mesh_error([&] { (void)mesh.local_rank<"dp">(); }, "non-member local_rank");
+    expect_mesh_error([&] { flat.barrier(); }, "non-member barrier");
+  }
+  // Lazy mode on a smaller mesh: the first use is collective over the members only.
+  dm::device_mesh_options<dm::mpi::communicator> lazy;
+  lazy.lazy = true;
+  auto lm = dm::init_device_mesh(world, mesh2(1, n), lazy);
+  CHECK_EQ(lm.communicator_count(), 1);  // the mesh's own communicator, parent of the rest
+  if (member) {
+    std::vector<int> v{1};
+    lm.all_reduce<"tp">(std::span(v), dm::op::sum);  // tp has the mesh's groups: cached
+    CHECK_EQ(v[0], n);
+    CHECK_EQ(lm.communicator_count(), 1);
+    CHECK_EQ(lm.comm<"dp">().size(), 1);  // first use: created now
+    CHECK_EQ(lm.communicator_count(), n > 1 ? 2 : 1);  // n = 1: dp has the mesh's groups too
+  } else {
+    expect_mesh_error([&] { (void)lm.comm<"dp">(); }, "lazy non-member");
+  }
+}
+
+void consistency(dm::mpi::communicator& world) {
+  const int w = world.size();
+  const int me = world.rank();
+  if (w < 2) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  // Rank 1 was "compiled with another shape".
+  std::string msg = expect_mesh_error(
+      [&] {
+        if (me == 1)
+          dm::init_device_mesh(world, mesh2(1, w));
+        else
+          dm::init_device_mesh(world, mesh2(w, 1));
+      },
+      "shape mismatch");
+  CHECK(contains(msg, "rank 1 has mesh((dp=1, tp=" + std::to_string(w) + ")"));
+  const std::string others = w == 2 ? "rank 0 has" : (w == 3 ? "ranks 0,2 have" : "ranks 0,2-" + std::to_string(w - 1) + " have");
+  CHECK(contains(msg, others + " mesh((dp=" + std::to_string(w) + ", tp=1)"));
+  // Same sizes, another name, and another mesh type.
+  using other = dm::mesh<dm::dim<"dp">, dm::dim<"cp">>;
+  msg = expect_mesh_error(
+      [&] {
+        if (me == w - 1)
+          dm::init_device_mesh(world, other(w, 1));
+        else
+          dm::init_device_mesh(world, mesh2(w, 1));
+      },
+      "name mismatch");
+  CHECK(contains(msg, "rank " + std::to_string(w - 1) + " has mesh((dp=" + std::to_string(w) + ", cp=1)"));
+  // Same layout, other backend options on one rank.
+  dm::device_mesh_options<dm::mpi::communicator> opts;
+  if (me == 0) opts.per_dim["tp"].hints = {{"mpi_assert_no_any_tag", "true"}};
+  msg = expect_mesh_error([&] { dm::init_device_mesh(world, mesh2(w, 1), opts); }, "options mismatch");
+  CHECK(contains(msg, "rank 0 has") && contains(msg, "tp{mpi_assert_no_any_tag=true}"));
+  // A failure on one rank only (its mesh does not fit the world): every rank throws.
+  msg = expect_mesh_error([&] { dm::init_device_mesh(world, me == 0 ? mesh2(2 * w, 1) : mesh2(w, 1)); },
+                          "one rank fails");
+  CHECK(contains(msg, "init_device_mesh failed on rank 0 of " + std::to_string(w)));
+  CHECK(contains(msg, "does not fit the world size"));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(seconds < 5.0);
+}
+
+void world_mismatch(dm::mpi::communicator& world) {
+  const int w = world.size();
+  // Larger than the world: every rank throws.
+  std::string msg = expect_mesh_error([&] { dm::init_device_mesh(world, mesh2(w, 2)); }, "larger than world");
+  CHECK(contains(msg, "does not fit the world size") && contains(msg, "the world " + std::to_string(w)));
+  using mesh3d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>>;
+  if (w < 8) expect_mesh_error([&] { dm::init_device_mesh<mesh3d>(world); }, "static mesh larger than world");
+  // A dynamic dim that cannot be inferred from the world size.
+  using bad = dm::mesh<dm::dim<"dp">, dm::dim<"tp", 3>>;
+  msg = expect_mesh_error([&] { dm::init_device_mesh<bad>(world); }, "for_world");
+  CHECK(contains(msg, "not a positive multiple"));
+}
+
+void from_comms(dm::mpi::communicator& world) {
+  const int w = world.size(), me = world.rank();
+  const mesh2 l = layout2(w);
+  const int tp = l.size<"tp">();
+  auto split = [&](int color, int key) {
+    MPI_Comm c = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, color, key, &c);
+    return c;
+  };
+  // Valid communicators, adopted (the mesh frees them).
+  {
+    MPI_Comm dp = split(me % tp, me / tp), tpc = split(me / tp, me % tp);
+    auto mesh = dm::from_comms(world, {dm::mpi::communicator::adopt(dp), dm::mpi::communicator::adopt(tpc)}, l);
+    CHECK_EQ(mesh.communicator_count(), 0);
+    CHECK(mesh.comm<"dp">().native() == dp);
+    std::vector<int> v{me};
+    mesh.all_reduce<"tp">(std::span(v), dm::op::sum);
+    CHECK_EQ(v[0], (me / tp) * tp * tp + tp * (tp - 1) / 2);
+    auto f = mesh.flatten<"all">();  // world-sized: reuses world, nothing created
+    CHECK_EQ(mesh.communicator_count(), 0);
+    (void)f;
+  }
+  // Borrowed: still usable after the mesh is gone.
+  {
+    MPI_Comm dp = split(me % tp, me / tp), tpc = split(me / tp, me % tp);
+    {
+      auto mesh = dm::from_comms(world, {dm::mpi::communicator::borrow(dp), dm::mpi::communicator::borrow(tpc)}, l);
+      CHECK(mesh.comm<"tp">().native() == tpc);
+    }
+    int size = 0;
+    CHECK_EQ(MPI_Comm_size(tpc, &size), MPI_SUCCESS);
+    CHECK_EQ(size, tp);
+    MPI_Comm_free(&dp);
+    MPI_Comm_free(&tpc);
+  }
+  if (w < 2) return;
+  // Swapped communicators: rejected on every rank, naming the dim.
+  {
+    MPI_Comm dp = split(me % tp, me / tp), tpc = split(me / tp, me % tp);
+    const std::string msg = expect_mesh_error(
+        [&] { dm::from_comms(world, {dm::mpi::communicator::borrow(tpc), dm::mpi::communicator::borrow(dp)}, l); },
+        "swapped");
+    CHECK(contains(msg, "from_comms failed") && contains(msg, "dim 'dp'"));
+    MPI_Comm_free(&dp);
+    MPI_Comm_free(&tpc);
+  }
+  // Right groups, wrong order inside a group (key reversed): rejected.
+  if (l.size<"dp">() > 1) {
+    MPI_Comm dp = split(me % tp, -(me / tp)), tpc = split(me / tp, me % tp);
+    const std::string msg = expect_mesh_error(
+        [&] { dm::from_comms(world, {dm::mpi::communicator::borrow(dp), dm::mpi::communicator::borrow(tpc)}, l); },
+        "reversed order");
+    CHECK(contains(msg, "dim 'dp'") && contains(msg, "index"));
+    MPI_Comm_free(&dp);
+    MPI_Comm_free(&tpc);
+  }
+  // Right sizes, wrong members on one rank's group only when there are two dp groups of 2+.
+  if (tp == 2 && w >= 4) {
+    // dp groups {0,2,4..} and {1,3,5..}: build instead {0,3,...} / {1,2,...} (mixed).
+    const int color = (me % 2) ^ ((me / 2) % 2);
+    MPI_Comm dp = split(color, me / tp), tpc = split(me / tp, me % tp);
+    const std::string msg = expect_mesh_error(
+        [&] { dm::from_comms(world, {dm::mpi::communicator::borrow(dp), dm::mpi::communicator::borrow(tpc)}, l); },
+        "wrong members");
+    CHECK(contains(msg, "dim 'dp'") && contains(msg, "the layout's group has world rank"));
+    MPI_Comm_free(&dp);
+    MPI_Comm_free(&tpc);
+  }
+}
+
+void options_and_lazy(dm::mpi::communicator& world) {
+  const int w = world.size();
+  int created = 0;
+  dm::device_mesh_options<dm::mpi::communicator> opts;
+  opts.defaults.on_create = [&](MPI_Comm) { ++created; };
+  opts.per_dim["dp"].name = "data-parallel";
+  opts.per_dim["dp"].hints = {{"mpi_assert_no_any_source", "true"}};
+  auto mesh = dm::init_device_mesh(world, layout2(w), opts);
+  // w = 1: both dims are the world; w = 2: dp (groups of one) split, tp is the world.
+  CHECK_EQ(mesh.communicator_count(), w == 1 ? 0 : (w == 2 ? 1 : 2));
+  CHECK_EQ(created, w >= 4 ? 1 : 0);  // dp has its own options, without the hook
+  if (w > 1) CHECK(comm_name(mesh.comm<"dp">().native()) == "data-parallel");
+  if (w >= 4) CHECK(comm_name(mesh.comm<"tp">().native()) == "mesh:tp");
+  if (w > 1) {
+    MPI_Info info = MPI_INFO_NULL;
+    MPI_Comm_get_info(mesh.comm<"dp">().native(), &info);
+    CHECK(info != MPI_INFO_NULL);
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  }
+  // Lazy: nothing is created until first use; then once.
+  dm::device_mesh_options<dm::mpi::communicator> lazy;
+  lazy.lazy = true;
+  auto lm = dm::init_device_mesh(world, mesh3(1, w, 1), lazy);
+  CHECK_EQ(lm.communicator_count(), 0);  // the whole mesh is the world
+  auto flat = lm.flatten<"dp_tp", "dp", "tp">();
+  CHECK_EQ(lm.communicator_count(), 0);
+  std::vector<int> v{1};
+  lm.all_reduce<"cp">(std::span(v), dm::op::sum);
+  CHECK_EQ(v[0], w);
+  const int after_cp = lm.communicator_count();
+  CHECK_EQ(after_cp, w == 1 ? 0 : 0);  // cp spans the world: the world itself
+  lm.all_reduce<"tp">(std::span(v), dm::op::sum);
+  CHECK_EQ(lm.communicator_count(), w == 1 ? 0 : 1);
+  flat.all_reduce<"dp_tp">(std::span(v), dm::op::sum);  // same groups as tp: cached
+  CHECK_EQ(lm.communicator_count(), w == 1 ? 0 : 1);
+  CHECK_EQ(v[0], w);
+}
+
+void mpi_errors(dm::mpi::communicator& world) {
+  std::vector<int> buf{1};
+  // Invalid root: MPI returns an error, devmesh throws it with the MPI error string.
+  const std::string msg = CHECK_THROWS_WITH(dm::mpi::error, world.broadcast(buf.data(), 1, world.size() + 5), "MPI_Bcast");
+  CHECK(contains(msg, "MPI_ERR_ROOT") || contains(msg, "root"));
+  CHECK_THROWS_WITH(dm::comm_error, dm::mpi::communicator{}.split(0, 0), "invalid communicator");
+  // Shift with mismatched buffers is a usage error.
+  auto mesh = dm::init_device_mesh(world, mesh2(world.size(), 1));
+  std::vector<int> two(2);
+  CHECK_THROWS_WITH(dm::mesh_error, mesh.shift<"dp">(std::span(buf), std::span(two)), "send has 1 elements, recv 2");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dm::mpi::environment env(argc, argv);
+  try {
+    auto world = dm::mpi::world();
+    counts(world);
+    smaller_mesh(world);
+    consistency(world);
+    world_mismatch(world);
+    from_comms(world);
+    options_and_lazy(world);
+    mpi_errors(world);
+  } catch (const std::exception& e) {
+    test::fail(__FILE__, __LINE__, std::string("unexpected exception: ") + e.what());
+  }
+  return test::finish("mpi.runtime");
+}
