@@ -51,6 +51,8 @@
   "devmesh: wrong number of sizes: pass one size per dynamic dim, or one per dim (see error::wrong_size_count<given, dynamic_dims, dims>)"
 #define DEVMESH_MSG_FOR_WORLD_AMBIGUOUS \
   "devmesh: for_world() can infer at most one dynamic dim; pass the sizes to the constructor instead (see error::for_world_ambiguous<dynamic dims<...>>)"
+#define DEVMESH_MSG_DEFAULT_DYNAMIC \
+  "devmesh: a mesh with dynamic dims cannot be default-constructed: pass their sizes to the constructor, or use for_world(world) (see error::default_constructed_dynamic_mesh<dynamic dims<...>>)"
 #define DEVMESH_MSG_RANK_RANGE "devmesh: rank out of range"
 #define DEVMESH_MSG_COORD_RANGE "devmesh: coordinate out of range"
 #define DEVMESH_MSG_STATIC_SIZE_MISMATCH "devmesh: a size given for a static dim differs from its static size"
@@ -163,6 +165,10 @@ struct size_overflow {
 template <class Given, class Dynamic, class All>
 struct wrong_size_count {
   static constexpr void fire() { static_assert(always_false<Given>, DEVMESH_MSG_SIZE_COUNT); }
+};
+template <class DynamicDims>
+struct default_constructed_dynamic_mesh {
+  static constexpr void fire() { static_assert(always_false<DynamicDims>, DEVMESH_MSG_DEFAULT_DYNAMIC); }
 };
 template <class DynamicDims>
 struct for_world_ambiguous {

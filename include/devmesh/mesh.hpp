@@ -10,6 +10,7 @@
 #include <climits>
 #include <concepts>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "config.hpp"
@@ -622,35 +623,37 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
       return false;
     } else {
       // New names may reuse N's own name, but no other existing name, and no repeats.
+      // One diagnostic per misuse: the first failing check fires, the others are skipped.
+      constexpr bool valid_dims = ((New::name.size() > 0 && (New::size > 0 || New::size == dynamic_size)) && ...);
       constexpr bool repeats = detail::first_duplicate(names<typename New::name_type...>{}) >= 0;
-      if constexpr (repeats) {
-        (void)detail::check_no_repeat<typename New::name_type...>();
-        return false;
-      }
       constexpr int clash = [] {
         constexpr int found[] = {detail::find_name<typename New::name_type>(Names{})...};
         for (int f : found)
           if (f >= 0 && f != d) return f;
         return -1;
       }();
-      if constexpr (clash >= 0) {
+      constexpr int ndyn = ((New::size == dynamic_size ? 1 : 0) + ...);
+      if constexpr (!valid_dims) {
+        return false;  // the bad new dim's own check (empty name, non-positive size) has fired
+      } else if constexpr (repeats) {
+        (void)detail::check_no_repeat<typename New::name_type...>();
+        return false;
+      } else if constexpr (clash >= 0) {
         detail::require<false, error::name_taken<detail::name_of<Names, clash>,
                                                  typename detail::as_existing<Names>::type>>();
         return false;
-      }
-      constexpr int ndyn = ((New::size == dynamic_size ? 1 : 0) + ...);
-      if constexpr (ndyn > 1) {
+      } else if constexpr (ndyn > 1) {
         detail::require<false, error::unflatten_two_dynamic<name_t<N>>>();
         return false;
-      }
-      if constexpr (ndyn == 0 && is_static_dim(d)) {
+      } else if constexpr (ndyn == 0 && is_static_dim(d)) {
         constexpr long long product = (1LL * ... * New::size);
         constexpr int whole = static_dim_size(d);
         detail::require<product == whole,
                         error::unflatten_product_mismatch<name_t<N>, size_value<whole>, size_value<static_cast<int>(product)>>>();
         return product == whole;
+      } else {
+        return true;
       }
-      return true;
     }
   }
   static constexpr bool is_static_dim(int d) {
@@ -689,12 +692,23 @@ constexpr bool check_root() {
 
 template <class... Dims>
 inline constexpr auto root_structure = compacted<root_scratch<Dims...>()>;
+
+/// The names of the dynamic dims among Dims, as dims<...> (for diagnostics).
+template <class Acc, class... Dims>
+struct dynamic_names {
+  using type = Acc;
+};
+template <class... N, class D, class... Dims>
+struct dynamic_names<dims<N...>, D, Dims...>
+    : dynamic_names<std::conditional_t<D::is_dynamic, dims<N..., typename D::name_type>, dims<N...>>, Dims...> {};
 }  // namespace detail
 
 /// A device mesh layout: its dims, in order, each dim<"name", size>. Sizes are static
 /// or dynamic_size (set at construction, or inferred by for_world).
 ///   using mesh3d = mesh<dim<"dp", 2>, dim<"cp", 2>, dim<"tp", 2>>;
-template <dim_spec... Dims>
+// (The comment on the next line is part of the diagnostic: compilers quote this line
+// when a mesh argument is not a dim.)
+template <dim_spec... Dims>  // devmesh: every argument of mesh<...> must be a dim<"name", size>
 class mesh : public basic_mesh<detail::root_structure<Dims...>, names<typename Dims::name_type...>> {
   static_assert(detail::check_root<Dims...>());
   using base = basic_mesh<detail::root_structure<Dims...>, names<typename Dims::name_type...>>;
@@ -702,8 +716,9 @@ class mesh : public basic_mesh<detail::root_structure<Dims...>, names<typename D
 
  public:
   // Unconstrained on purpose (nvcc 13 crashes on a constrained constructor in a derived
-  // class template): it is deleted for dynamic meshes, whose base has no default.
-  constexpr mesh() = default;
+  // class template). A dynamic mesh has no sizes to default to: constructing one this way
+  // is a devmesh: diagnostic naming its dynamic dims, not a "deleted function" error.
+  DEVMESH_HOST_DEVICE constexpr mesh() : base(static_extents()) {}
 
   /// Sizes for the dynamic dims, in order (or for all dims, static ones checked), as
   /// std::extents takes them. Throws mesh_error on a non-positive or mismatched size.
@@ -745,6 +760,11 @@ class mesh : public basic_mesh<detail::root_structure<Dims...>, names<typename D
 
  private:
   explicit mesh(const base& b) : base(b) {}
+  DEVMESH_HOST_DEVICE static constexpr detail::atom_extents<base::structure.natoms, !base::is_static> static_extents() {
+    detail::require<base::is_static, error::default_constructed_dynamic_mesh<
+                                         typename detail::dynamic_names<dims<>, Dims...>::type>>();
+    return {};
+  }
   template <class... I>
   static base make(I... given) {
     constexpr int n = static_cast<int>(sizeof...(I));

@@ -1,0 +1,14 @@
+// Misuse: size(3) on a 3-dim static mesh, in a constant expression
+// expect: fail_dim_index
+// expect-clang: in call to .*size\(3\)
+// first-error-gcc: non-constant condition for static assertion|call to non-.constexpr. function .*fail_
+// first-error-clang: not an integral constant expression|must be initialized by a constant expression
+// first-error-nvcc: expression must have a constant value
+#include <devmesh/devmesh.hpp>
+
+namespace dm = devmesh;
+using namespace dm::literals;
+using mesh3d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>>;
+
+constexpr mesh3d m{};
+static_assert(m.size(3) == 2);
