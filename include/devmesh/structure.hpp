@@ -279,9 +279,10 @@ constexpr scratch unflatten(const scratch& in, int d, const int (&sizes)[K]) {
     for (int i = 0; i < m; ++i) {
       const long long lo = low_atom[i], hi = lo * in.atom_size[dim_atoms[i]];
       long long prev = hi;
-      for (int j = 0; j < K; ++j) {  // boundaries low_new[j], descending in j... ascending
+      for (int j = 0; j < K; ++j) {  // boundaries low_new[j], descending with j
         const long long b = low_new[j];
-        if (b > lo && b < hi) {
+        // b == prev: a new dim of size 1 ends where the previous one did; no empty piece.
+        if (b > lo && b < hi && b != prev) {
           if (prev % b != 0 || b % lo != 0) {
             s.error = not_divisible;
             s.error_a = j;
@@ -334,8 +335,13 @@ constexpr scratch unflatten(const scratch& in, int d, const int (&sizes)[K]) {
       long long hi = low_atom[i] * in.atom_size[dim_atoms[i]];
       for (int p = 0; p < npieces[i]; ++p) {
         const long long lo = hi / pieces[i][p];
+        // The first (most significant) new dim whose range holds the piece takes it: a
+        // piece of size 1 sits on a boundary and would otherwise go to two dims.
         for (int j = 0; j < K; ++j)
-          if (lo >= low_new[j] && hi <= low_new[j] * sizes[j]) new_atoms[j][new_count[j]++] = first_piece[i] + p;
+          if (lo >= low_new[j] && hi <= low_new[j] * sizes[j]) {
+            new_atoms[j][new_count[j]++] = first_piece[i] + p;
+            break;
+          }
         hi = lo;
       }
     }

@@ -1,0 +1,759 @@
+// Randomized property test: devmesh's layouts against a brute-force model of PyTorch's
+// DeviceMesh written independently here.
+//
+// The model materializes the rank array as a tensor of shape [G, f1, ..., fn]: G submeshes
+// (one per row, as PyTorch's create_sub_mesh builds one DeviceMesh per row of its permuted
+// tensor) of fine axes f1..fn. A dim is an ordered list of fine axes. Slicing permutes the
+// tensor (remaining axes first, then the sliced ones, in the order given) and reshapes the
+// remaining axes into G; flattening names a list of axes; unflattening reshapes axes
+// (splitting one axis of a row-major tensor never moves data). Every query is answered by
+// walking the tensor: a group over some axes is the set of entries that agree with r on
+// every other index.
+//
+// Random shapes (1..6 dims, dynamic sizes) go through a fixed menu of slices, flattens and
+// unflattens; static mesh types get the same menu plus unflattens of flattened dims.
+// DEVMESH_PROPERTY_SEED and DEVMESH_PROPERTY_CASES override the seed and case count.
+#include <doctest/doctest.h>
+
+#include <devmesh/devmesh.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace dm = devmesh;
+
+namespace {
+
+// ---- the brute-force model ---------------------------------------------------------------
+
+struct tensor {
+  std::vector<int> shape;  // shape[0]: number of submeshes
+  std::vector<int> data;   // row-major
+
+  std::vector<int> strides() const {
+    std::vector<int> s(shape.size(), 1);
+    for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * shape[i + 1];
+    return s;
+  }
+  std::vector<int> unravel(int flat) const {
+    std::vector<int> idx(shape.size());
+    for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
+      idx[i] = flat % shape[i];
+      flat /= shape[i];
+    }
+    return idx;
+  }
+  int ravel(const std::vector<int>& idx) const {
+    int flat = 0;
+    for (std::size_t i = 0; i < shape.size(); ++i) flat = flat * shape[i] + idx[i];
+    return flat;
+  }
+};
+
+/// torch.permute followed by .contiguous().
+tensor permute(const tensor& t, const std::vector<int>& perm) {
+  tensor out;
+  for (int p : perm) out.shape.push_back(t.shape[p]);
+  out.data.resize(t.data.size());
+  const auto st = t.strides();
+  for (int flat = 0; flat < static_cast<int>(out.data.size()); ++flat) {
+    const auto idx = out.unravel(flat);
+    int src = 0;
+    for (std::size_t i = 0; i < perm.size(); ++i) src += idx[i] * st[perm[i]];
+    out.data[flat] = t.data[src];
+  }
+  return out;
+}
+
+struct model_dim {
+  std::string name;
+  std::vector<int> axes;  // fine axes (indices into the tensor's shape, >= 1), high first
+};
+
+struct new_dim {
+  std::string name;
+  int size;  // -1: inferred
+};
+
+struct model {
+  tensor t;
+  std::vector<model_dim> dims;  // primary dims first, then aliases
+  int nprimary = 0;
+  int world = 0;
+
+  static model root(const std::vector<std::string>& names, const std::vector<int>& sizes) {
+    model m;
+    m.t.shape.push_back(1);
+    m.world = 1;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      m.t.shape.push_back(sizes[i]);
+      m.world *= sizes[i];
+      m.dims.push_back({names[i], {static_cast<int>(i) + 1}});
+    }
+    m.t.data.resize(m.world);
+    std::iota(m.t.data.begin(), m.t.data.end(), 0);
+    m.nprimary = static_cast<int>(sizes.size());
+    return m;
+  }
+
+  int find(const std::string& n) const {
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      if (dims[i].name == n) return static_cast<int>(i);
+    FAIL("model: no dim " << n);
+    return -1;
+  }
+  int size_of(const std::vector<int>& axes) const {
+    int n = 1;
+    for (int a : axes) n *= t.shape[a];
+    return n;
+  }
+  std::vector<int> primary_axes() const {
+    std::vector<int> a;
+    for (int d = 0; d < nprimary; ++d) a.insert(a.end(), dims[d].axes.begin(), dims[d].axes.end());
+    return a;
+  }
+  /// The entries that agree with `flat` on every index but `axes`, row-major over `axes`.
+  std::vector<int> group_at(int flat, const std::vector<int>& axes) const {
+    auto idx = t.unravel(flat);
+    std::vector<int> out;
+    const int n = size_of(axes);
+    for (int k = 0; k < n; ++k) {
+      int rest = k;
+      for (int j = static_cast<int>(axes.size()) - 1; j >= 0; --j) {
+        idx[axes[j]] = rest % t.shape[axes[j]];
+        rest /= t.shape[axes[j]];
+      }
+      out.push_back(t.data[t.ravel(idx)]);
+    }
+    return out;
+  }
+  int coordinate_at(int flat, const std::vector<int>& axes) const {
+    const auto idx = t.unravel(flat);
+    int c = 0;
+    for (int a : axes) c = c * t.shape[a] + idx[a];
+    return c;
+  }
+
+  /// PyTorch's create_sub_mesh: permute(remaining..., sliced...).reshape(-1, sliced sizes),
+  /// with the sliced dims in the order given; dims whose axes all survive stay as aliases.
+  model slice(const std::vector<std::string>& names) const {
+    std::vector<int> sel;
+    std::vector<int> taken_axes;
+    for (const auto& n : names) {
+      sel.push_back(find(n));
+      for (int a : dims[sel.back()].axes) taken_axes.push_back(a);
+    }
+    std::vector<int> perm{0};
+    for (int a = 1; a < static_cast<int>(t.shape.size()); ++a)
+      if (std::find(taken_axes.begin(), taken_axes.end(), a) == taken_axes.end()) perm.push_back(a);
+    const int nrest = static_cast<int>(perm.size());
+    perm.insert(perm.end(), taken_axes.begin(), taken_axes.end());
+    model out;
+    out.world = world;
+    tensor p = permute(t, perm);
+    out.t.data = p.data;
+    int g = 1;
+    for (int i = 0; i < nrest; ++i) g *= p.shape[i];
+    out.t.shape.push_back(g);
+    for (std::size_t i = nrest; i < p.shape.size(); ++i) out.t.shape.push_back(p.shape[i]);
+    auto remap = [&](int a) {
+      return static_cast<int>(std::find(taken_axes.begin(), taken_axes.end(), a) - taken_axes.begin()) + 1;
+    };
+    auto covered = [&](const model_dim& d) {
+      return std::all_of(d.axes.begin(), d.axes.end(), [&](int a) {
+        return std::find(taken_axes.begin(), taken_axes.end(), a) != taken_axes.end();
+      });
+    };
+    for (int d : sel) {
+      model_dim nd{dims[d].name, {}};
+      for (int a : dims[d].axes) nd.axes.push_back(remap(a));
+      out.dims.push_back(nd);
+    }
+    out.nprimary = static_cast<int>(sel.size());
+    for (int d = 0; d < static_cast<int>(dims.size()); ++d) {
+      if (std::find(sel.begin(), sel.end(), d) != sel.end() || !covered(dims[d])) continue;
+      model_dim nd{dims[d].name, {}};
+      for (int a : dims[d].axes) nd.axes.push_back(remap(a));
+      out.dims.push_back(nd);
+    }
+    return out;
+  }
+
+  /// flatten<alias, names...>: one more name for the concatenated axes.
+  model flatten_alias(const std::string& alias, const std::vector<std::string>& names) const {
+    model out = *this;
+    model_dim nd{alias, {}};
+    for (const auto& n : names)
+      for (int a : dims[find(n)].axes) nd.axes.push_back(a);
+    out.dims.push_back(nd);
+    return out;
+  }
+
+  /// PyTorch _flatten: the whole (sub)mesh as one dim; the old dims stay as aliases.
+  model flatten_all(const std::string& alias) const {
+    model out = *this;
+    out.dims.clear();
+    out.dims.push_back({alias, primary_axes()});
+    out.dims.insert(out.dims.end(), dims.begin(), dims.end());
+    out.nprimary = 1;
+    return out;
+  }
+
+  /// PyTorch _unflatten: dim `name` becomes the new dims (row-major digits of its
+  /// coordinate). Each fine axis of the dim is cut where a new dim's digits start; that is
+  /// a reshape of the tensor. nullopt when the sizes do not multiply to the dim's size.
+  std::optional<model> unflatten(const std::string& name, std::vector<new_dim> news) const {
+    const int d = find(name);
+    const auto& axes = dims[d].axes;
+    const long long whole = size_of(axes);
+    long long known = 1;
+    int unknown = -1;
+    for (int j = 0; j < static_cast<int>(news.size()); ++j) {
+      if (news[j].size < 0)
+        unknown = j;
+      else
+        known *= news[j].size;
+    }
+    if (unknown >= 0) {
+      if (whole % known != 0) return std::nullopt;
+      news[unknown].size = static_cast<int>(whole / known);
+    } else if (known != whole) {
+      return std::nullopt;
+    }
+    const int k = static_cast<int>(news.size());
+    // Digit weights inside the dim, least significant = 1: new dim j spans [lo_new[j], lo_new[j] * size).
+    std::vector<long long> lo_new(k);
+    for (long long w = 1, j = k - 1; j >= 0; --j) {
+      lo_new[j] = w;
+      w *= news[j].size;
+    }
+    // The pieces of each axis of the dim: (size, owning new dim), high first.
+    std::map<int, std::vector<std::pair<int, int>>> pieces;
+    long long w = 1;
+    for (int i = static_cast<int>(axes.size()) - 1; i >= 0; --i) {
+      const long long lo = w, hi = w * t.shape[axes[i]];
+      w = hi;
+      // Walk the new dims from the most significant: each takes the part of the axis in its range.
+      std::vector<std::pair<int, int>> ps;
+      for (int j = 0; j < k; ++j) {
+        const long long a = std::max(lo, lo_new[j]), b = std::min(hi, lo_new[j] * news[j].size);
+        if (b <= a) continue;  // no overlap (or an empty range)
+        REQUIRE_MESSAGE((b % a == 0 && a % lo == 0), "model: unflatten of " << name << " cuts an axis unevenly");
+        ps.push_back({static_cast<int>(b / a), j});
+      }
+      pieces[axes[i]] = ps;
+    }
+    // New axes: every old axis replaced by its pieces (in place), others kept.
+    model out;
+    out.world = world;
+    out.t.data = t.data;
+    out.t.shape.push_back(t.shape[0]);
+    std::map<int, std::vector<int>> new_axes;  // old axis -> its new axes, high first
+    for (int a = 1; a < static_cast<int>(t.shape.size()); ++a) {
+      auto it = pieces.find(a);
+      if (it == pieces.end() || it->second.empty()) {  // not in the dim, or of size 1
+        new_axes[a].push_back(static_cast<int>(out.t.shape.size()));
+        out.t.shape.push_back(t.shape[a]);
+        continue;
+      }
+      for (auto piece : it->second) {
+        new_axes[a].push_back(static_cast<int>(out.t.shape.size()));
+        out.t.shape.push_back(piece.first);
+      }
+    }
+    // Each new dim owns its pieces, in the order of the dim's axes (most significant first).
+    std::vector<std::vector<int>> owned(k);
+    for (int a : axes) {
+      const auto& ps = pieces[a];
+      for (std::size_t p = 0; p < ps.size(); ++p) owned[ps[p].second].push_back(new_axes[a][p]);
+    }
+    std::map<int, int> order_in_dim;  // new axis -> its position in the dim, high first
+    for (int a : axes)
+      for (int na : new_axes[a]) order_in_dim.emplace(na, static_cast<int>(order_in_dim.size()));
+    auto rank_in_dim = [&](int x) { return order_in_dim[x]; };
+    // Size-1 things own no digit, so where they go is a convention; devmesh's is:
+    // splitting one axis gives a new dim of size 1 an axis of its own (as a reshape does);
+    // splitting several gives it none, and a size-1 axis of the dim goes to the first new
+    // dim whose digit range touches it.
+    for (int j = 0; j < k; ++j)
+      if (news[j].size == 1 && axes.size() == 1) {
+        owned[j].push_back(static_cast<int>(out.t.shape.size()));
+        out.t.shape.push_back(1);
+      }
+    if (axes.size() > 1) {
+      long long lo = 1;
+      for (int i = static_cast<int>(axes.size()) - 1; i >= 0; --i) {
+        if (t.shape[axes[i]] == 1)
+          for (int j = 0; j < k; ++j)
+            if (lo >= lo_new[j] && lo <= lo_new[j] * news[j].size) {
+              owned[j].push_back(new_axes[axes[i]][0]);
+              break;
+            }
+        lo *= t.shape[axes[i]];
+      }
+      // Keep each new dim's axes in the dim's order (most significant first).
+      for (auto& o : owned) std::sort(o.begin(), o.end(), [&](int x, int y) { return rank_in_dim(x) < rank_in_dim(y); });
+    }
+    for (int e = 0; e < static_cast<int>(dims.size()); ++e) {
+      if (e == d) {
+        for (int j = 0; j < k; ++j) out.dims.push_back({news[j].name, owned[j]});
+        continue;
+      }
+      model_dim nd{dims[e].name, {}};
+      for (int a : dims[e].axes)
+        for (int na : new_axes[a]) nd.axes.push_back(na);
+      out.dims.push_back(nd);
+    }
+    out.nprimary = d < nprimary ? nprimary + k - 1 : nprimary;
+    return out;
+  }
+};
+
+// ---- comparing a devmesh mesh with the model ---------------------------------------------
+
+struct failures {
+  int count = 0;
+  std::vector<std::string> first;
+  std::string context;
+  template <class... T>
+  void add(const T&... what) {
+    ++count;
+    if (first.size() < 10) {
+      std::ostringstream os;
+      os << context << ": ";
+      (os << ... << what);
+      first.push_back(os.str());
+    }
+  }
+};
+
+std::string str(const std::vector<int>& v) {
+  std::ostringstream os;
+  os << '[';
+  for (std::size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+  return os.str() + ']';
+}
+
+template <class Names, std::size_t I>
+struct nth_name;
+template <class... N, std::size_t I>
+struct nth_name<dm::names<N...>, I> {
+  using type = std::tuple_element_t<I, std::tuple<N...>>;
+};
+/// hana::string<'t','p'> back to a fixed_string, to name a dim in a template argument.
+template <class H>
+struct as_fixed;
+template <char... C>
+struct as_fixed<boost::hana::string<C...>> {
+  static constexpr char chars[sizeof...(C) + 1] = {C..., '\0'};
+  static constexpr dm::fixed_string<sizeof...(C) + 1> value{chars};
+};
+template <class M, std::size_t I>
+inline constexpr auto dim_name_v = as_fixed<typename nth_name<typename M::names_type, I>::type>::value;
+
+template <class G>
+std::vector<int> to_vec(const G& g) {
+  return std::vector<int>(g.begin(), g.end());
+}
+
+/// Named queries (group<N>, comm_split<N>, local_rank<N>) for every dim of M, aliases too.
+template <class M, std::size_t... I>
+void check_named(const M& m, const model& md, int r, int flat, const std::vector<std::vector<int>>& groups,
+                 failures& f, std::index_sequence<I...>) {
+  (
+      [&] {
+        constexpr auto n = dim_name_v<M, I>;
+        const auto& axes = md.dims[I].axes;
+        const auto& want = groups[I];
+        const auto got = to_vec(m.template group<n>(r));
+        if (got != want) f.add("group<", n.view(), ">(", r, ") = ", str(got), ", model ", str(want));
+        if (m.template comm_split<n>(r) != m.comm_split(r, static_cast<int>(I)))
+          f.add("comm_split<", n.view(), "> differs from comm_split(r, ", I, ") at rank ", r);
+        if (m.template local_rank<n>(r) != md.coordinate_at(flat, axes))
+          f.add("local_rank<", n.view(), ">(", r, ") = ", m.template local_rank<n>(r));
+      }(),
+      ...);
+}
+
+template <class M>
+void check(const M& m, const model& md, failures& f) {
+  constexpr int nd = M::ndim, na = M::ndim_with_aliases;
+  if (nd != md.nprimary || na != static_cast<int>(md.dims.size())) {
+    f.add("dims: ndim ", nd, " with aliases ", na, ", model ", md.nprimary, " with aliases ", md.dims.size());
+    return;
+  }
+  for (int d = 0; d < na; ++d) {
+    if (M::name(d) != md.dims[d].name) f.add("dim ", d, " is named ", M::name(d), ", model ", md.dims[d].name);
+    if (m.dim_size(d) != md.size_of(md.dims[d].axes))
+      f.add("dim ", md.dims[d].name, " has size ", m.dim_size(d), ", model ", md.size_of(md.dims[d].axes));
+  }
+  if (f.count) return;  // the rest would only repeat the mismatch
+  const auto prim = md.primary_axes();
+  if (m.size() != md.size_of(prim)) f.add("size() = ", m.size());
+  if (m.root_size() != md.world) f.add("root_size() = ", m.root_size(), ", world ", md.world);
+  for (int d = 0; d < nd; ++d)
+    if (m.shape()[d] != m.size(d) || m.size(d) != m.dim_size(d)) f.add("shape()/size(d) disagree at ", d);
+
+  std::vector<int> position(md.world);  // where each rank sits in the model's tensor
+  for (int i = 0; i < md.world; ++i) position[md.t.data[i]] = i;
+  const auto first_mesh = md.group_at(position[0], prim);
+  // Per dim: the model's group of each rank, to check that colors split exactly like it.
+  std::vector<std::map<int, std::vector<int>>> color_group(na);
+  std::vector<std::map<std::vector<int>, int>> group_color(na);
+  for (int r = 0; r < md.world; ++r) {
+    const int flat = position[r];
+    const auto c = m.coordinate(r);
+    std::vector<std::vector<int>> groups(na);
+    for (int d = 0; d < na; ++d) {
+      const int want = md.coordinate_at(flat, md.dims[d].axes);
+      if (d < nd && c[d] != want) f.add("coordinate(", r, ")[", d, "] = ", c[d], ", model ", want);
+      if (m.coordinate_unchecked(r, d) != want) f.add("coordinate_unchecked(", r, ", ", d, ")");
+      // comm_split: key = index in the group, same color <=> same group.
+      const auto& g = groups[d] = md.group_at(flat, md.dims[d].axes);
+      const auto split = m.comm_split(r, d);
+      const int idx = static_cast<int>(std::find(g.begin(), g.end(), r) - g.begin());
+      if (split.key != idx) f.add("comm_split(", r, ", ", d, ").key = ", split.key, ", index ", idx, " in ", str(g));
+      auto [ci, new_color] = color_group[d].emplace(split.color, g);
+      if (!new_color && ci->second != g)
+        f.add("color ", split.color, " of dim ", d, " joins ", str(ci->second), " and ", str(g));
+      auto [gi, new_group] = group_color[d].emplace(g, split.color);
+      if (!new_group && gi->second != split.color)
+        f.add("group ", str(g), " of dim ", d, " has colors ", gi->second, " and ", split.color);
+    }
+    // The (sub)mesh of r, in the mesh's order, and coordinates back to ranks.
+    const auto mine = md.group_at(flat, prim);
+    const auto got = to_vec(m.group(r));
+    if (got != mine) f.add("group(", r, ") = ", str(got), ", model ", str(mine));
+    if (m.rank_at(c, r) != r) f.add("rank_at(coordinate(", r, "), ", r, ") = ", m.rank_at(c, r));
+    int pos = 0;
+    for (int d = 0; d < nd; ++d) pos = pos * m.size(d) + c[d];
+    if (m.rank_at(c) != first_mesh[pos]) f.add("rank_at(coordinate(", r, ")) = ", m.rank_at(c), ", model ", first_mesh[pos]);
+    if (m.group(r).index_of(r) != pos || !m.group(r).contains(r)) f.add("group(", r, ").index_of(", r, ")");
+    check_named(m, md, r, flat, groups, f, std::make_index_sequence<na>{});
+  }
+}
+
+// ---- the menu of operations --------------------------------------------------------------
+
+inline constexpr dm::fixed_string<2> nm[6] = {"a", "b", "c", "d", "e", "f"};
+std::string sn(int i) { return std::string(nm[i].view()); }
+
+/// Runs `op` (devmesh) and `mop` (model); both must succeed or both must fail.
+template <class Op, class ModelOp>
+void run(Op op, ModelOp mop, failures& f) {
+  std::optional<model> want = mop();
+  try {
+    auto got = op();
+    if (!want)
+      f.add("devmesh accepted what the model rejects");
+    else
+      check(got, *want, f);
+  } catch (const dm::mesh_error& e) {
+    if (want)
+      f.add("devmesh threw ", e.what());
+    else if (std::string(e.what()).rfind(DEVMESH_MSG_UNFLATTEN_PRODUCT, 0) != 0)
+      f.add("wrong message: ", e.what());
+  }
+}
+
+inline constexpr int menu_size = 20;
+
+/// Operation `op` of the menu on mesh m (N dims named a, b, ...) and its model. Returns
+/// false if the operation needs more dims than N.
+template <int N, class M>
+bool apply(int op, const M& m, const model& md, failures& f) {
+  using P = dm::dim<"p">;
+  constexpr int L = N - 1;
+  auto same = [](const model& x) { return std::optional<model>(x); };
+  switch (op) {
+    case 0:
+      run([&] { return m; }, [&] { return same(md); }, f);
+      return true;
+    case 1:
+      run([&] { return m.template slice<nm[L]>(); }, [&] { return same(md.slice({sn(L)})); }, f);
+      return true;
+    case 2:
+      run([&] { return m[dm::dim_name<nm[0]>{}]; }, [&] { return same(md.slice({sn(0)})); }, f);
+      return true;
+    case 3:
+      run([&] { return m.template flatten<"all">(); }, [&] { return same(md.flatten_all("all")); }, f);
+      return true;
+    case 4:
+      run([&] { return m.template unflatten<nm[0], dm::dim<"p", 2>, dm::dim<"q">>(); },
+          [&] { return md.unflatten(sn(0), {{"p", 2}, {"q", -1}}); }, f);
+      return true;
+    case 5:
+      run([&] { return m.template unflatten<nm[L], P, dm::dim<"q", 1>, dm::dim<"r", 3>>().template slice<"r", "p">(); },
+          [&]() -> std::optional<model> {
+            auto u = md.unflatten(sn(L), {{"p", -1}, {"q", 1}, {"r", 3}});
+            if (!u) return u;
+            return u->slice({"r", "p"});
+          },
+          f);
+      return true;
+    default:
+      break;
+  }
+  if constexpr (N >= 2) {
+    switch (op) {
+      case 6:
+        run([&] { return m.template slice<nm[L], nm[0]>(); }, [&] { return same(md.slice({sn(L), sn(0)})); }, f);
+        return true;
+      case 7:
+        run([&] { return m.template flatten<"x", nm[0], nm[L]>(); },
+            [&] { return same(md.flatten_alias("x", {sn(0), sn(L)})); }, f);
+        return true;
+      case 8:
+        run([&] { return m.template flatten<"all">().template slice<nm[1], nm[0]>(); },
+            [&] { return same(md.flatten_all("all").slice({sn(1), sn(0)})); }, f);
+        return true;
+      case 9:
+        run([&] { return m.template slice<nm[L], nm[0]>().template flatten<"z">(); },
+            [&] { return same(md.slice({sn(L), sn(0)}).flatten_all("z")); }, f);
+        return true;
+      case 10:
+        run([&] { return m.template slice<nm[1], nm[0]>().template unflatten<nm[0], P, dm::dim<"q", 2>>(); },
+            [&]() -> std::optional<model> { return md.slice({sn(1), sn(0)}).unflatten(sn(0), {{"p", -1}, {"q", 2}}); },
+            f);
+        return true;
+      case 11:
+        run([&] { return m.template unflatten<nm[1], dm::dim<nm[1]>, dm::dim<"p", 2>>(); },
+            [&] { return md.unflatten(sn(1), {{sn(1), -1}, {"p", 2}}); }, f);
+        return true;
+      case 12:
+        run([&] { return m.template flatten<"x", nm[1], nm[0]>().template slice<"x">(); },
+            [&] { return same(md.flatten_alias("x", {sn(1), sn(0)}).slice({"x"})); }, f);
+        return true;
+      case 13:
+        run([&] { return m.template flatten<"x", nm[L], nm[0]>().template slice<"x">().template flatten<"y", nm[0], nm[L]>(); },
+            [&] { return same(md.flatten_alias("x", {sn(L), sn(0)}).slice({"x"}).flatten_alias("y", {sn(0), sn(L)})); }, f);
+        return true;
+      default:
+        break;
+    }
+  }
+  if constexpr (N >= 3) {
+    switch (op) {
+      case 14:
+        run([&] { return m.template slice<nm[2], nm[0]>(); }, [&] { return same(md.slice({sn(2), sn(0)})); }, f);
+        return true;
+      case 15:
+        run([&] { return m.template flatten<"x", nm[L], nm[0]>().template slice<"x", nm[1]>(); },
+            [&] { return same(md.flatten_alias("x", {sn(L), sn(0)}).slice({"x", sn(1)})); }, f);
+        return true;
+      case 16:
+        run([&] { return m.template slice<nm[L], nm[0], nm[1]>().template slice<nm[1], nm[L]>(); },
+            [&] { return same(md.slice({sn(L), sn(0), sn(1)}).slice({sn(1), sn(L)})); }, f);
+        return true;
+      case 17:
+        run([&] { return m.template flatten<"x", nm[2], nm[0]>().template slice<nm[1], "x">().template flatten<"all">(); },
+            [&] { return same(md.flatten_alias("x", {sn(2), sn(0)}).slice({sn(1), "x"}).flatten_all("all")); }, f);
+        return true;
+      case 18:
+        run([&] {
+              return m.template unflatten<nm[1], dm::dim<"p", 2>, dm::dim<"q">>()
+                  .template flatten<"x", "q", nm[0]>()
+                  .template slice<"p", "x">();
+            },
+            [&]() -> std::optional<model> {
+              auto u = md.unflatten(sn(1), {{"p", 2}, {"q", -1}});
+              if (!u) return u;
+              return u->flatten_alias("x", {"q", sn(0)}).slice({"p", "x"});
+            },
+            f);
+        return true;
+      default:
+        break;
+    }
+  }
+  if constexpr (N >= 4) {
+    if (op == 19) {
+      run([&] { return m.template slice<nm[3], nm[1], nm[0]>().template slice<nm[0], nm[3]>(); },
+          [&] { return same(md.slice({sn(3), sn(1), sn(0)}).slice({sn(0), sn(3)})); }, f);
+      return true;
+    }
+  }
+  return false;
+}
+
+template <int N, std::size_t... I>
+auto dynamic_mesh_type(std::index_sequence<I...>) -> dm::mesh<dm::dim<nm[I]>...>;
+template <int N>
+using dynamic_mesh = decltype(dynamic_mesh_type<N>(std::make_index_sequence<N>{}));
+
+template <int N, std::size_t... I>
+dynamic_mesh<N> make_dynamic(const std::vector<int>& s, std::index_sequence<I...>) {
+  return dynamic_mesh<N>(s[I]...);
+}
+
+std::vector<std::string> first_names(int n) {
+  std::vector<std::string> v;
+  for (int i = 0; i < n; ++i) v.push_back(sn(i));
+  return v;
+}
+
+template <int N>
+bool run_dynamic(int op, const std::vector<int>& sizes, failures& f) {
+  const auto m = make_dynamic<N>(sizes, std::make_index_sequence<N>{});
+  return apply<N>(op, m, model::root(first_names(N), sizes), f);
+}
+
+bool run_dynamic(int n, int op, const std::vector<int>& sizes, failures& f) {
+  switch (n) {
+    case 1: return run_dynamic<1>(op, sizes, f);
+    case 2: return run_dynamic<2>(op, sizes, f);
+    case 3: return run_dynamic<3>(op, sizes, f);
+    case 4: return run_dynamic<4>(op, sizes, f);
+    case 5: return run_dynamic<5>(op, sizes, f);
+    default: return run_dynamic<6>(op, sizes, f);
+  }
+}
+
+unsigned env_or(const char* name, unsigned fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? static_cast<unsigned>(std::strtoul(v, nullptr, 10)) : fallback;
+}
+
+void report(const failures& f) {
+  for (const auto& msg : f.first) FAIL_CHECK(msg);
+  CHECK(f.count == 0);
+}
+
+// ---- static meshes -----------------------------------------------------------------------
+
+template <class M>
+void run_static_menu(const std::vector<int>& sizes, failures& f, int& cases) {
+  constexpr int n = M::ndim;
+  const M m{};
+  for (int op = 0; op < menu_size; ++op) {
+    f.context = "static " + dm::to_string(m) + " op " + std::to_string(op);
+    cases += apply<n>(op, m, model::root(first_names(n), sizes), f) ? 1 : 0;
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("property") {
+TEST_CASE("random dynamic meshes under slices, flattens and unflattens match the brute-force model") {
+  const unsigned seed = env_or("DEVMESH_PROPERTY_SEED", 20261122u);
+  const int cases = static_cast<int>(env_or("DEVMESH_PROPERTY_CASES", 10000u));
+  MESSAGE("property seed " << seed << " (set DEVMESH_PROPERTY_SEED to replay), " << cases << " cases");
+  std::mt19937 rng(seed);
+  // Sizes: mostly small, some 1s (degenerate dims), the world at most 256 ranks.
+  const int size_menu[] = {1, 2, 2, 2, 3, 3, 4, 4, 5, 6};
+  failures f;
+  int done = 0, tries = 0;
+  std::map<int, int> per_op;
+  while (done < cases && f.count == 0) {
+    ++tries;
+    const int n = std::uniform_int_distribution<int>(1, 6)(rng);
+    std::vector<int> sizes(n);
+    long long world = 1;
+    do {
+      world = 1;
+      for (auto& s : sizes) world *= (s = size_menu[std::uniform_int_distribution<int>(0, 9)(rng)]);
+    } while (world > 256);
+    const int op = std::uniform_int_distribution<int>(0, menu_size - 1)(rng);
+    f.context = "case " + std::to_string(done) + ": shape " + str(sizes) + " op " + std::to_string(op);
+    if (run_dynamic(n, op, sizes, f)) {
+      ++done;
+      ++per_op[op];
+    }
+  }
+  report(f);
+  CHECK(done == cases);
+  for (int op = 0; op < menu_size; ++op) CHECK_MESSAGE(per_op[op] > 0, "operation " << op << " never ran");
+}
+
+TEST_CASE("static meshes under the same menu match the model") {
+  failures f;
+  int cases = 0;
+  using namespace dm;
+  run_static_menu<mesh<dim<"a", 2>, dim<"b", 3>, dim<"c", 4>>>({2, 3, 4}, f, cases);
+  run_static_menu<mesh<dim<"a", 2>, dim<"b", 2>, dim<"c", 2>, dim<"d", 2>>>({2, 2, 2, 2}, f, cases);
+  run_static_menu<mesh<dim<"a", 1>, dim<"b", 3>, dim<"c", 2>>>({1, 3, 2}, f, cases);
+  run_static_menu<mesh<dim<"a", 6>, dim<"b", 4>>>({6, 4}, f, cases);
+  run_static_menu<mesh<dim<"a", 6>>>({6}, f, cases);
+  run_static_menu<mesh<dim<"a", 2>, dim<"b", 1>, dim<"c", 2>, dim<"d", 3>, dim<"e", 1>, dim<"f", 2>>>({2, 1, 2, 3, 1, 2}, f,
+                                                                                                   cases);
+  report(f);
+  CHECK(cases > 60);
+}
+
+TEST_CASE("unflattening flattened (multi-mode) static dims matches the model") {
+  using namespace dm;
+  failures f;
+  {
+    f.context = "(x=4, y=2) flattened, then (hi=2, lo=4)";
+    using M = mesh<dim<"x", 4>, dim<"y", 2>>;
+    const auto md = model::root({"x", "y"}, {4, 2});
+    check(M{}.flatten<"xy">().unflatten<"xy", dim<"hi", 2>, dim<"lo", 4>>(),
+          *md.flatten_all("xy").unflatten("xy", {{"hi", 2}, {"lo", 4}}), f);
+  }
+  {
+    f.context = "(dp, cp, tp) non-adjacent dp_tp sliced, then (a=2, b=2)";
+    using M = mesh<dim<"dp", 2>, dim<"cp", 2>, dim<"tp", 2>>;
+    const auto md = model::root({"dp", "cp", "tp"}, {2, 2, 2});
+    check(M{}.flatten<"dp_tp", "dp", "tp">().slice<"dp_tp">().unflatten<"dp_tp", dim<"a", 2>, dim<"b", 2>>(),
+          *md.flatten_alias("dp_tp", {"dp", "tp"}).slice({"dp_tp"}).unflatten("dp_tp", {{"a", 2}, {"b", 2}}), f);
+  }
+  {
+    f.context = "(a=6, b=4) flattened, then (p=3, q=8): cuts a into 3 x 2";
+    using M = mesh<dim<"a", 6>, dim<"b", 4>>;
+    const auto md = model::root({"a", "b"}, {6, 4});
+    const auto u = M{}.flatten<"all">().unflatten<"all", dim<"p", 3>, dim<"q", 8>>();
+    const auto mu = *md.flatten_all("all").unflatten("all", {{"p", 3}, {"q", 8}});
+    check(u, mu, f);
+    check(u.slice<"q", "p">(), mu.slice({"q", "p"}), f);
+    check(u.flatten<"bp", "b", "p">(), mu.flatten_alias("bp", {"b", "p"}), f);
+  }
+  {
+    f.context = "(c, a) of (a=2, b=3, c=2) transposed-flattened in place, then (u=4, v=1), then sliced with b";
+    using M = mesh<dim<"a", 2>, dim<"b", 3>, dim<"c", 2>>;
+    const auto md = model::root({"a", "b", "c"}, {2, 3, 2});
+    const auto u = M{}.flatten<"ca", "c", "a">().unflatten<"ca", dim<"u", 4>, dim<"v", 1>>();
+    const auto mu = *md.flatten_alias("ca", {"c", "a"}).unflatten("ca", {{"u", 4}, {"v", 1}});
+    check(u, mu, f);
+    check(u.slice<"b", "u">(), mu.slice({"b", "u"}), f);
+  }
+  {
+    f.context = "(a=2, b=3, c=4) flattened, then (p=6, q=2, r=2): cuts c";
+    using M = mesh<dim<"a", 2>, dim<"b", 3>, dim<"c", 4>>;
+    const auto md = model::root({"a", "b", "c"}, {2, 3, 4});
+    const auto u = M{}.flatten<"all">().unflatten<"all", dim<"p", 6>, dim<"q", 2>, dim<"r", 2>>();
+    const auto mu = *md.flatten_all("all").unflatten("all", {{"p", 6}, {"q", 2}, {"r", 2}});
+    check(u, mu, f);
+    check(u.slice<"r", "p">().flatten<"rp">(), mu.slice({"r", "p"}).flatten_all("rp"), f);
+  }
+  {
+    f.context = "(a=6, b=1) flattened, then (p=2, one=1, q=3): size-1 dims on a cut";
+    using M = mesh<dim<"a", 6>, dim<"b", 1>>;
+    const auto md = model::root({"a", "b"}, {6, 1});
+    const auto u = M{}.flatten<"all">().unflatten<"all", dim<"p", 2>, dim<"one", 1>, dim<"q", 3>>();
+    const auto mu = *md.flatten_all("all").unflatten("all", {{"p", 2}, {"one", 1}, {"q", 3}});
+    check(u, mu, f);
+    check(u.slice<"p", "one">(), mu.slice({"p", "one"}), f);  // was a bogus overlap error
+    check(u.slice<"q", "one", "p">(), mu.slice({"q", "one", "p"}), f);
+  }
+  {
+    f.context = "(a=2, b=1, c=3) flattened, then (p=2, q=3): a size-1 mode on a boundary";
+    using M = mesh<dim<"a", 2>, dim<"b", 1>, dim<"c", 3>>;
+    const auto md = model::root({"a", "b", "c"}, {2, 1, 3});
+    const auto u = M{}.flatten<"all">().unflatten<"all", dim<"p", 2>, dim<"q", 3>>();
+    const auto mu = *md.flatten_all("all").unflatten("all", {{"p", 2}, {"q", 3}});
+    check(u, mu, f);
+    check(u.slice<"q", "p">(), mu.slice({"q", "p"}), f);  // was a bogus overlap error
+  }
+  report(f);
+}
+}
