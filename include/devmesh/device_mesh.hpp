@@ -94,6 +94,14 @@ group_key group_key_of(const Layout& m, int d) {
   return canonical(k);
 }
 
+/// "[4x2,2x1]": (size x stride) pairs, for messages and fingerprints.
+inline std::string key_string(const group_key& k) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < k.size(); ++i)
+    s += (i ? "," : "") + std::to_string(k[i].first) + "x" + std::to_string(k[i].second);
+  return s + "]";
+}
+
 inline std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 14695981039346656037ull) {
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return h;
@@ -234,19 +242,24 @@ struct mesh_state {
   }
   const Comm& comm_of(const entry& e) const { return e.comm ? *e.comm : *world; }
 
-  /// The communicator of dim d of m, created if missing (collective: over the world in eager
-  /// mode, over the mesh's ranks in lazy mode).
+  bool is_world(const group_key& k) const { return k == canonical({{world_size, 1}}) && root_size == world_size; }
+
+  /// The communicator of dim d of m, created if missing: collective over the world in eager
+  /// mode, over the mesh's ranks in lazy mode. Unless `verified`, the ranks first check
+  /// that they all create the same dim (a mismatch throws on every rank instead of
+  /// splitting inconsistently).
   template <class Layout>
-  const entry& ensure(const Layout& m, int d) {
+  const entry& ensure(const Layout& m, int d, bool verified = false) {
     group_key k = group_key_of(m, d);
     if (const entry* e = find(k)) return *e;
     auto e = std::make_unique<entry>();
     e->key = k;
     e->first_dim = std::string(Layout::name(d));
-    if (k == canonical({{world_size, 1}}) && root_size == world_size) {
-      // Spans the whole world in world order: reuse the world communicator.
-    } else {
+    if (!is_world(k)) {  // a dim spanning the whole world in world order reuses the world
       const Comm& parent = options.lazy && root ? comm_of(*root) : *world;
+      if (!verified)
+        check_same_everywhere(parent, "dim '" + e->first_dim + "' " + key_string(k) + " of " + to_string(m),
+                              "creating a communicator");
       const split_args sa = is_member() ? m.comm_split(world_rank, d) : split_args{no_color, 0};
       e->comm.emplace(parent.split(sa.color, sa.key, named_options(options.for_dim(e->first_dim), e->first_dim)));
       ++created;
@@ -255,11 +268,19 @@ struct mesh_state {
     return *cache.back();
   }
 
-  /// Eager mode: every dim of m (aliases included) gets its communicator now.
+  /// Eager mode: every dim of m (aliases included) gets its communicator now. Unless
+  /// `verified`, the ranks first check over the world that they derived the same mesh:
+  /// flatten/unflatten are collective over the world in eager mode, even when nothing is new.
   template <class Layout>
-  void ensure_all(const Layout& m) {
+  void ensure_all(const Layout& m, std::string_view what, bool verified = false) {
     if (options.lazy) return;
-    for (int d = 0; d < Layout::ndim_with_aliases; ++d) ensure(m, d);
+    if (!verified) {
+      std::string desc = to_string(m);
+      for (int d = 0; d < Layout::ndim_with_aliases; ++d)
+        desc += " " + std::string(Layout::name(d)) + key_string(group_key_of(m, d));
+      check_same_everywhere(*world, desc, what);
+    }
+    for (int d = 0; d < Layout::ndim_with_aliases; ++d) ensure(m, d, true);
   }
 };
 
@@ -359,7 +380,7 @@ class device_mesh {
   /// The submesh of dims Ns... (any order, aliases too). Never creates a communicator.
   template <fixed_string... Ns>
   auto slice() const {
-    return derive(layout_.template slice<Ns...>(), false);
+    return derive(layout_.template slice<Ns...>(), nullptr);
   }
   /// One dim as a 1-D device mesh: mesh["tp"_dim]. Never creates a communicator.
   template <class Tag>
@@ -368,16 +389,18 @@ class device_mesh {
     return slice<Tag::value>();
   }
   /// This mesh plus alias Alias flattening Ns... (or, with no Ns, the whole mesh as one dim
-  /// named Alias). Creates the alias's communicator unless an equal one is cached:
-  /// collective over the world (eager) when it creates, a no-op otherwise.
+  /// named Alias). Creates the alias's communicator unless an equal one is cached. Eager
+  /// mode: collective over the world (every world rank calls it, members or not), which
+  /// checks that all ranks flatten alike; lazy mode: local.
   template <fixed_string Alias, fixed_string... Ns>
   auto flatten() const {
-    return derive(layout_.template flatten<Alias, Ns...>(), true);
+    return derive(layout_.template flatten<Alias, Ns...>(), "flatten");
   }
-  /// Dim N split into New... (PyTorch _unflatten). Creates communicators only for new dims.
+  /// Dim N split into New... (PyTorch _unflatten). Creates communicators only for new
+  /// groups; collective as flatten.
   template <fixed_string N, dim_spec... New>
   auto unflatten() const {
-    return derive(layout_.template unflatten<N, New...>(), true);
+    return derive(layout_.template unflatten<N, New...>(), "unflatten");
   }
 
   // ---- typed collectives on a named dim (and on a 1-D mesh, unnamed) --------------------
@@ -519,8 +542,8 @@ class device_mesh {
 
  private:
   template <class L>
-  device_mesh<L, Comm> derive(const L& l, bool create) const {
-    if (create) state_->ensure_all(l);
+  device_mesh<L, Comm> derive(const L& l, const char* creating) const {
+    if (creating) state_->ensure_all(l, creating);
     return device_mesh<L, Comm>(l, state_);
   }
 
@@ -690,7 +713,7 @@ device_mesh<Layout, C> init_impl(W&& world, const std::function<Layout()>& make,
     // The parent of the lazy splits: the whole mesh (the world itself when it spans it).
     st->root = &st->ensure(layout->template flatten<"devmesh.root">(), 0);
   }
-  st->ensure_all(*layout);
+  st->ensure_all(*layout, "init_device_mesh", true);  // checked above
   return make_device_mesh(*layout, std::move(st));
 }
 
@@ -790,7 +813,7 @@ device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, 
     e->comm.emplace(std::move(comms[static_cast<std::size_t>(d)]));
     st->cache.push_back(std::move(e));
   }
-  st->ensure_all(layout);
+  st->ensure_all(layout, "from_comms", true);
   return detail::make_device_mesh(layout, std::move(st));
 }
 

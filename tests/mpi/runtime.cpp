@@ -177,6 +177,21 @@ void consistency(dm::mpi::communicator& world) {
                           "one rank fails");
   CHECK(contains(msg, "init_device_mesh failed on rank 0 of " + std::to_string(w)));
   CHECK(contains(msg, "does not fit the world size"));
+  // Flattening different dims on one rank: every rank throws instead of splitting wrongly.
+  // (With 2 ranks dp has size 1 and both orders are the same groups: no mismatch.)
+  auto mesh = dm::init_device_mesh(world, layout2(w));
+  if (w >= 4) msg = expect_mesh_error(
+      [&] {
+        if (me == 0)
+          (void)mesh.flatten<"x", "tp", "dp">();
+        else
+          (void)mesh.flatten<"x", "dp", "tp">();
+      },
+      "flatten mismatch");
+  if (w >= 4) CHECK(contains(msg, "flatten: the ranks disagree") && contains(msg, "rank 0 has"));
+  const int before = mesh.communicator_count();
+  (void)mesh.flatten<"x", "dp", "tp">();  // still usable afterwards
+  CHECK(mesh.communicator_count() <= before + 1);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(seconds < 5.0);
 }
