@@ -16,6 +16,7 @@ import statistics
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import svg  # noqa: E402
 
@@ -110,6 +111,12 @@ def machine_section(args):
         ("devmesh", f"{commit}{' + uncommitted changes in include/ or bench/' if dirty else ''}"),
         ("Date", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
     ]
+    load = os.path.join(args.results, "load.txt")
+    if os.path.exists(load):
+        with open(load) as f:
+            loads = [re.sub(r".*load average: ", "", l.strip()) for l in f if "load average" in l]
+        if loads:
+            rows.append(("Load average (1, 5, 15 min) at start / end", " / ".join(loads)))
     lines.append(table(["", ""], rows))
     lines += ["", "Method:", "",
               "- `bench/run` rebuilds everything in Release (`-O3`, own build directory `build/bench-release`) and "
@@ -178,10 +185,10 @@ def plan_section(args):
         series_pt.append((f"PyTorch {q}", [(n, pt[n]["ns"]) for n in sizes if n in pt and "ns" in pt[n]]))
     lines.append(table(["query", "ranks", "devmesh", "devmesh allocs", "PyTorch algorithm", "PyTorch allocs / heap",
                         "speed-up"], rows))
-    img = os.path.join(args.img, "plan.svg")
-    svg.line_chart(img, "Group planning: time per rank vs world size",
-                   [(l.replace("devmesh ", "dm "), s) for l, s in series_dm[:3]] +
-                   [(l.replace("PyTorch ", "pt "), s) for l, s in series_pt[:3]],
+    img = os.path.join(args.img, "bench_plan.svg")
+    svg.line_chart(img, "Group planning: devmesh (solid) vs PyTorch's algorithm (dashed)",
+                   [(l.replace("devmesh ", ""), s, {"color": i}) for i, (l, s) in enumerate(series_dm)] +
+                   [(l.replace("PyTorch ", "PyTorch "), s, {"color": i, "dash": True}) for i, (l, s) in enumerate(series_pt)],
                    "ranks in the mesh", "time per plan (ns, median CPU)",
                    xfmt=lambda v: f"2^{round(__import__('math').log2(v))}")
     lines += ["", f"![group planning]({os.path.relpath(img, os.path.dirname(args.out))})", "",
@@ -290,7 +297,7 @@ def compile_section(args):
     lines.append(table(["compiler", "TU", "wall", "vs baseline", "× baseline", "peak RSS", "RSS × baseline"], trs))
     comps = sorted({r["compiler"] for r in rows})
     tus = [t for t in labels if any(r["tu"] == t for r in rows)]
-    img = os.path.join(args.img, "compile.svg")
+    img = os.path.join(args.img, "bench_compile.svg")
     svg.bar_chart(img, "Compile time per TU", tus,
                   [(c, [next((r["wall_s"] for r in rows if r["compiler"] == c and r["tu"] == t), None) for t in tus])
                    for c in comps], "wall time (s)")
@@ -348,7 +355,7 @@ def init_section(args):
     at8 = [r for r in rows if r["np"] == 8]
     meshes = list(dict.fromkeys(r["mesh"] for r in at8))
     methods = ["devmesh", "pytorch", "create_group", "cart", "split_only"]
-    img = os.path.join(args.img, "init.svg")
+    img = os.path.join(args.img, "bench_init.svg")
     if at8:
         svg.bar_chart(img, "Communicator creation, 8 ranks (median wall)", meshes,
                       [(m, [next((r["median_s"] * 1e3 for r in at8 if r["mesh"] == me and r["method"] == m), None)
@@ -406,7 +413,7 @@ def collective_section(args):
     lines.append(table(["op", "dim", "size", "count", "type", "raw time (µs)", "devmesh time (µs)", "algbw (GB/s)",
                         "busbw (GB/s)", "devmesh/raw"], trs))
     ops = list(dict.fromkeys(r["op"] for r in rows))
-    img = os.path.join(args.img, "collective_ratio.svg")
+    img = os.path.join(args.img, "bench_collective.svg")
     series = []
     for op in ops:
         by_size = {}

@@ -32,6 +32,8 @@ def _ticks(lo, hi, log):
 def _fmt(v):
     if v == 0:
         return "0"
+    if 1 <= abs(v) < 1e4 and v == int(v):
+        return str(int(v))
     if abs(v) >= 1e4 or abs(v) < 1e-2:
         e = math.floor(math.log10(abs(v)))
         m = v / 10 ** e
@@ -40,8 +42,10 @@ def _fmt(v):
 
 
 def line_chart(path, title, series, xlabel, ylabel, xlog=True, ylog=True, hlines=(), xfmt=_fmt):
-    """series: [(label, [(x, y), ...])]; hlines: [(y, label)] dashed reference lines."""
-    pts = [p for _, s in series for p in s if (not xlog or p[0] > 0) and (not ylog or p[1] > 0)]
+    """series: [(label, [(x, y), ...]) or (label, points, {"color": i, "dash": bool})];
+    hlines: [(y, label)] dashed reference lines."""
+    series = [(t[0], t[1], t[2] if len(t) > 2 else {}) for t in series]
+    pts = [p for _, s, _ in series for p in s if (not xlog or p[0] > 0) and (not ylog or p[1] > 0)]
     xs = [p[0] for p in pts]
     ys = [p[1] for p in pts] + [h for h, _ in hlines]
     x0, x1 = min(xs), max(xs)
@@ -71,17 +75,19 @@ def line_chart(path, title, series, xlabel, ylabel, xlog=True, ylog=True, hlines
         body.append(f'<line x1="{L}" x2="{W - R}" y1="{py(y):.1f}" y2="{py(y):.1f}" stroke="#555" '
                     f'stroke-dasharray="5,4"/>')
         body.append(f'<text x="{W - R - 4}" y="{py(y) - 4:.1f}" text-anchor="end" fill="#555">{escape(label)}</text>')
-    for i, (label, s) in enumerate(series):
-        c = COLORS[i % len(COLORS)]
+    for i, (label, s, style) in enumerate(series):
+        c = COLORS[style.get("color", i) % len(COLORS)]
+        dash = ' stroke-dasharray="6,3"' if style.get("dash") else ""
         s = [p for p in s if (not xlog or p[0] > 0) and (not ylog or p[1] > 0)]
         if not s:
             continue
         d = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in s)
-        body.append(f'<polyline points="{d}" fill="none" stroke="{c}" stroke-width="2"/>')
+        body.append(f'<polyline points="{d}" fill="none" stroke="{c}" stroke-width="2"{dash}/>')
         for x, y in s:
             body.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{c}"/>')
         ly = T + 14 + i * 18
-        body.append(f'<line x1="{W - R + 10}" x2="{W - R + 30}" y1="{ly - 4}" y2="{ly - 4}" stroke="{c}" stroke-width="2"/>')
+        body.append(f'<line x1="{W - R + 10}" x2="{W - R + 30}" y1="{ly - 4}" y2="{ly - 4}" stroke="{c}" '
+                    f'stroke-width="2"{dash}/>')
         body.append(f'<text x="{W - R + 36}" y="{ly}">{escape(label)}</text>')
     body.append(f'<text x="{(L + W - R) / 2}" y="{H - 18}" text-anchor="middle">{escape(xlabel)}</text>')
     body.append(f'<text x="18" y="{(T + H - B) / 2}" text-anchor="middle" '
