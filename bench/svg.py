@@ -67,10 +67,13 @@ def line_chart(path, title, series, xlabel, ylabel, xlog=True, ylog=True, hlines
             body.append(f'<line x1="{L}" x2="{W - R}" y1="{py(t):.1f}" y2="{py(t):.1f}" stroke="#ddd"/>')
             body.append(f'<text x="{L - 6}" y="{py(t) + 4:.1f}" text-anchor="end">{_fmt(t)}</text>')
     xt = sorted(set(xs)) if len(set(xs)) <= 12 else _ticks(x0, x1, xlog)
+    last = -1e9
     for t in xt:
         if x0 <= t <= x1:
             body.append(f'<line x1="{px(t):.1f}" x2="{px(t):.1f}" y1="{T}" y2="{H - B}" stroke="#eee"/>')
-            body.append(f'<text x="{px(t):.1f}" y="{H - B + 16}" text-anchor="middle">{escape(xfmt(t))}</text>')
+            if px(t) - last >= 48:  # skip a label that would overlap the previous one
+                body.append(f'<text x="{px(t):.1f}" y="{H - B + 16}" text-anchor="middle">{escape(xfmt(t))}</text>')
+                last = px(t)
     for y, label in hlines:
         body.append(f'<line x1="{L}" x2="{W - R}" y1="{py(y):.1f}" y2="{py(y):.1f}" stroke="#555" '
                     f'stroke-dasharray="5,4"/>')
