@@ -399,6 +399,12 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
         constexpr auto S2 = detail::compacted<U::value>;
         using result = basic_mesh<S2, detail::derived_names_t<U::value, Names, names<typename New::name_type...>>>;
         if constexpr (result::is_static) {
+          // A dynamic dim split into static sizes: the product is checked here, at run time.
+          constexpr long long product = (1LL * ... * New::size);
+          if (dim_size(d) != product)
+            detail::throw_mesh_error(std::string(DEVMESH_MSG_UNFLATTEN_PRODUCT) + ": dim '" + std::string(name(d)) +
+                                     "' has size " + std::to_string(dim_size(d)) + ", the new dims multiply to " +
+                                     std::to_string(product));
           return result{};
         } else {
           // The split atom's run-time size: infer the one dynamic part, check the product.

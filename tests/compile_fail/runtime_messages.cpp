@@ -1,0 +1,90 @@
+// The run-time half of docs/errors.md: every mesh_error the core layout throws, with the
+// exact what() the doc quotes. (The compile-time half is the cases/ directory.)
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <devmesh/devmesh.hpp>
+
+#include <string>
+
+namespace dm = devmesh;
+
+namespace {
+using mesh3d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>>;
+using hsdp = dm::mesh<dm::dim<"replicate">, dm::dim<"shard", 4>>;
+using two = dm::mesh<dm::dim<"a">, dm::dim<"b">>;
+
+template <class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const dm::mesh_error& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+// Run-time values, so that the static mesh's checks run at run time, not at compile time.
+volatile int eight = 8, minus_one = -1, two_v = 2, three = 3;
+}  // namespace
+
+TEST_CASE("rank out of range") {
+  const mesh3d m{};
+  CHECK(message_of([&] { (void)m.coordinate(eight); }) == "devmesh: rank out of range: rank 8 is not in [0, 8)");
+  CHECK(message_of([&] { (void)m.group<"tp">(minus_one); }) ==
+        "devmesh: rank out of range: rank -1 is not in [0, 8)");
+  CHECK(message_of([&] { (void)m.local_rank<"cp">(eight); }) == "devmesh: rank out of range: rank 8 is not in [0, 8)");
+  CHECK(message_of([&] { (void)m.comm_split<"dp">(eight); }) == "devmesh: rank out of range: rank 8 is not in [0, 8)");
+}
+
+TEST_CASE("coordinate and dim index out of range") {
+  const mesh3d m{};
+  CHECK(message_of([&] { (void)m.rank_at({0, two_v, 0}); }) ==
+        "devmesh: coordinate out of range: coordinate 2 along dim 'cp' is not in [0, 2)");
+  CHECK(message_of([&] { (void)m.size(three); }) == "devmesh: dim index 3 is not in [0, 3)");
+}
+
+TEST_CASE("dynamic sizes") {
+  CHECK(message_of([] { (void)hsdp(0); }) ==
+        std::string(DEVMESH_MSG_NON_POSITIVE) + ": got 0 for dim 'replicate'");
+  CHECK(message_of([] { (void)hsdp(-2); }) ==
+        std::string(DEVMESH_MSG_NON_POSITIVE) + ": got -2 for dim 'replicate'");
+  CHECK(message_of([] { (void)hsdp(2, 8); }) ==
+        "devmesh: a size given for a static dim differs from its static size: dim 'shard' is 4, got 8");
+  CHECK(message_of([] { (void)two(65536, 65536); }) ==
+        std::string(DEVMESH_MSG_OVERFLOW) + ": the sizes multiply to more than 2147483647");
+}
+
+TEST_CASE("for_world") {
+  CHECK(message_of([] { (void)hsdp::for_world(6); }) ==
+        "devmesh: the mesh does not fit the world size: world size 6 is not a positive multiple of the static "
+        "dims' product 4 (dynamic dim 'replicate' cannot be inferred)");
+  CHECK(message_of([] { (void)hsdp::for_world(0); }) ==
+        "devmesh: the mesh does not fit the world size: world size 0 is not a positive multiple of the static "
+        "dims' product 4 (dynamic dim 'replicate' cannot be inferred)");
+  CHECK(message_of([] { (void)mesh3d::for_world(16); }) ==
+        "devmesh: the mesh does not fit the world size: world size 16 differs from the mesh size 8");
+  CHECK(hsdp::for_world(8).size<"replicate">() == 2);
+}
+
+TEST_CASE("unflatten of a dynamic dim") {
+  const hsdp h(3);
+  // One dynamic new dim: inferred, so the static ones must divide the dim.
+  CHECK(message_of([&] { (void)h.unflatten<"replicate", dm::dim<"a", 2>, dm::dim<"b">>(); }) ==
+        std::string(DEVMESH_MSG_UNFLATTEN_PRODUCT) +
+            ": dim 'replicate' has size 3, not divisible by the static new sizes' product 2");
+  // All new dims static: their product must equal the dim's run-time size.
+  CHECK(message_of([&] { (void)h.unflatten<"replicate", dm::dim<"a", 2>, dm::dim<"b", 2>>(); }) ==
+        std::string(DEVMESH_MSG_UNFLATTEN_PRODUCT) + ": dim 'replicate' has size 3, the new dims multiply to 4");
+  CHECK(message_of([&] { (void)h.unflatten<"replicate", dm::dim<"a", 3>, dm::dim<"b", 2>>(); }) ==
+        std::string(DEVMESH_MSG_UNFLATTEN_PRODUCT) + ": dim 'replicate' has size 3, the new dims multiply to 6");
+  CHECK(h.unflatten<"replicate", dm::dim<"a", 3>, dm::dim<"b", 1>>().size<"a">() == 3);
+  CHECK(h.unflatten<"replicate", dm::dim<"a", 3>, dm::dim<"b">>().size<"b">() == 1);
+}
+
+TEST_CASE("every message starts with devmesh:") {
+  for (const std::string m : {DEVMESH_MSG_RANK_RANGE, DEVMESH_MSG_COORD_RANGE, DEVMESH_MSG_NON_POSITIVE,
+                              DEVMESH_MSG_STATIC_SIZE_MISMATCH, DEVMESH_MSG_OVERFLOW, DEVMESH_MSG_WORLD_MISMATCH,
+                              DEVMESH_MSG_UNFLATTEN_PRODUCT})
+    CHECK(m.rfind("devmesh: ", 0) == 0);
+}
