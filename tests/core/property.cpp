@@ -440,6 +440,21 @@ void check(const M& m, const model& md, failures& f) {
     if (m.rank_at(c) != first_mesh[pos]) f.add("rank_at(coordinate(", r, ")) = ", m.rank_at(c), ", model ", first_mesh[pos]);
     if (m.group(r).index_of(r) != pos || !m.group(r).contains(r)) f.add("group(", r, ").index_of(", r, ")");
     check_named(m, md, r, flat, groups, f, std::make_index_sequence<na>{});
+    if constexpr (nd >= 2) {  // named groups over two dims, both orders
+      constexpr auto n0 = dim_name_v<M, 0>;
+      constexpr auto n1 = dim_name_v<M, 1>;
+      auto axes = md.dims[1].axes;
+      axes.insert(axes.end(), md.dims[0].axes.begin(), md.dims[0].axes.end());
+      const auto want10 = md.group_at(flat, axes);
+      if (to_vec(m.template group<n1, n0>(r)) != want10) f.add("group<", n1.view(), ", ", n0.view(), ">(", r, ")");
+      const auto split = m.template comm_split<n1, n0>(r);
+      if (split.color != want10.front() || want10[split.key] != r)
+        f.add("comm_split<", n1.view(), ", ", n0.view(), ">(", r, ")");
+      axes = md.dims[0].axes;
+      axes.insert(axes.end(), md.dims[1].axes.begin(), md.dims[1].axes.end());
+      if (to_vec(m.template group<n0, n1>(r)) != md.group_at(flat, axes))
+        f.add("group<", n0.view(), ", ", n1.view(), ">(", r, ")");
+    }
   }
 }
 
