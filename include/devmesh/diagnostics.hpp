@@ -47,6 +47,8 @@
   "devmesh: group<>(r) and comm_split<>(r) need at least one dim name; group(r) without a template argument list is the whole mesh (see error::group_without_dims<existing_dims<...>>)"
 #define DEVMESH_MSG_OVERFLOW \
   "devmesh: the mesh has more ranks than an int can count (see error::size_overflow<dims<...>>)"
+#define DEVMESH_MSG_TOO_MANY_DIMS \
+  "devmesh: too many dims: a mesh holds at most 64 dims, aliases included (see error::too_many_dims<size_value<count>, size_value<limit>>)"
 #define DEVMESH_MSG_SIZE_COUNT \
   "devmesh: wrong number of sizes: pass one size per dynamic dim, or one per dim (see error::wrong_size_count<given, dynamic_dims, dims>)"
 #define DEVMESH_MSG_FOR_WORLD_AMBIGUOUS \
@@ -161,6 +163,10 @@ struct group_without_dims {
 template <class Dims>
 struct size_overflow {
   static constexpr void fire() { static_assert(always_false<Dims>, DEVMESH_MSG_OVERFLOW); }
+};
+template <class Count, class Limit>
+struct too_many_dims {
+  static constexpr void fire() { static_assert(always_false<Count>, DEVMESH_MSG_TOO_MANY_DIMS); }
 };
 template <class Given, class Dynamic, class All>
 struct wrong_size_count {

@@ -365,6 +365,9 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   DEVMESH_HOST_DEVICE constexpr auto flatten() const {
     if constexpr (!check_new_name<Alias>()) {
       return *this;  // a diagnostic has fired; a harmless fallback, no cascade
+    } else if constexpr (sizeof...(Ns) > 0 && S.ndims >= detail::scratch_capacity) {
+      detail::require<false, error::too_many_dims<size_value<S.ndims + 1>, size_value<detail::scratch_capacity>>>();
+      return *this;
     } else if constexpr (sizeof...(Ns) == 0) {
       using D = derived<>;
       using result = basic_mesh<detail::compacted<D::flat>, detail::derived_names_t<D::flat, Names, names<name_t<Alias>>>>;
@@ -675,10 +678,15 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
 };
 
 namespace detail {
+static_assert(scratch_capacity == 64, "devmesh: DEVMESH_MSG_TOO_MANY_DIMS quotes the limit: update it");
+
 template <dim_spec... Dims>
 constexpr scratch root_scratch() {
   if constexpr (sizeof...(Dims) == 0) {
     return scratch{};
+  } else if constexpr (sizeof...(Dims) > scratch_capacity) {
+    require<false, error::too_many_dims<size_value<sizeof...(Dims)>, size_value<scratch_capacity>>>();
+    return scratch{};  // an empty layout after the diagnostic: no out-of-bounds cascade
   } else {
     constexpr int sizes[] = {Dims::size...};
     return make_root(sizes);
