@@ -19,6 +19,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -144,17 +145,11 @@ class stream {
 template <class T, class Comm>
 class buffer {
  public:
-  explicit buffer(std::size_t n) : n_(n) {
-    if constexpr (on_device<Comm>) {
-#if defined(EXAMPLES_WITH_NCCL)
-      cuda_check(cudaMalloc(reinterpret_cast<void**>(&dev_), n * sizeof(T) + 1), "cudaMalloc");
-      cuda_check(cudaMemset(dev_, 0, n * sizeof(T)), "cudaMemset");
-#endif
-    } else {
-      host_.assign(n, T{});
-    }
+  explicit buffer(std::size_t n) : n_(n), host_(on_device<Comm> ? 0 : n) { allocate(); }
+  explicit buffer(const std::vector<T>& values)
+      : n_(values.size()), host_(on_device<Comm> ? std::vector<T>() : values) {
+    if constexpr (on_device<Comm>) allocate(), assign(values);
   }
-  explicit buffer(const std::vector<T>& values) : buffer(values.size()) { assign(values); }
   ~buffer() {
 #if defined(EXAMPLES_WITH_NCCL)
     if (dev_) cudaFree(dev_);
@@ -177,7 +172,7 @@ class buffer {
       cuda_check(cudaMemcpy(dev_, values.data(), n_ * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
 #endif
     } else {
-      host_ = values;
+      std::copy(values.begin(), values.end(), host_.begin());
     }
   }
   /// The values, on the host (call after stream::sync()).
@@ -194,6 +189,15 @@ class buffer {
   }
 
  private:
+  void allocate() {
+#if defined(EXAMPLES_WITH_NCCL)
+    if constexpr (on_device<Comm>) {
+      cuda_check(cudaMalloc(reinterpret_cast<void**>(&dev_), n_ * sizeof(T) + 1), "cudaMalloc");
+      cuda_check(cudaMemset(dev_, 0, n_ * sizeof(T)), "cudaMemset");
+    }
+#endif
+  }
+
   std::size_t n_;
   std::vector<T> host_;
   T* dev_ = nullptr;
