@@ -8,6 +8,17 @@ if(DEVMESH_WARNINGS_AS_ERRORS)
     $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror>)
 endif()
 
+# -DDEVMESH_SANITIZE=ON: AddressSanitizer + UndefinedBehaviorSanitizer (every finding fatal)
+# and libstdc++'s assertions on devmesh's own host targets, which all link devmesh_warnings
+# (scripts/sanitize builds build/asan with it; tests/sanitizers holds the suppressions).
+option(DEVMESH_SANITIZE "Build devmesh's own host targets with ASan + UBSan + _GLIBCXX_ASSERTIONS" OFF)
+if(DEVMESH_SANITIZE)
+  set(devmesh_sanitize_flags -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  target_compile_options(devmesh_warnings INTERFACE $<$<COMPILE_LANGUAGE:CXX>:${devmesh_sanitize_flags}>)
+  target_compile_definitions(devmesh_warnings INTERFACE $<$<COMPILE_LANGUAGE:CXX>:_GLIBCXX_ASSERTIONS>)
+  target_link_options(devmesh_warnings INTERFACE $<$<LINK_LANGUAGE:CXX>:-fsanitize=address,undefined>)
+endif()
+
 # CUDA: optional; nvcc builds the .cu examples and the nvcc variants of compile tests.
 include(CheckLanguage)
 check_language(CUDA)
