@@ -1,0 +1,62 @@
+// Example 7: a mesh whose "dp" size comes from the job size.
+//
+// PyTorch writes init_device_mesh("cuda", (-1, 2), mesh_dim_names=("dp", "tp")) style code
+// by computing world_size // tp itself. In devmesh a dim without a size is dynamic:
+//   using mesh_t = dm::mesh<dm::dim<"dp">, dm::dim<"tp", 2>>;
+//   auto mesh = dm::init_device_mesh<mesh_t>(world);   // dp = world size / 2
+// The same binary runs unchanged on 2, 4 or 8 ranks (ctest runs all three). Names and the
+// tp size stay compile-time: mesh.size<"tp">() is a constant, a typo in a name does not
+// compile; only dp's size is a run-time value. A world that tp does not divide is rejected
+// on every rank with a devmesh::mesh_error (shown below without creating anything).
+//
+// `run` is a template over the backend, so named calls read `mesh.template size<"dp">()`.
+// Run: mpirun -np 2|4|8 ./07_dynamic_mesh [--backend nccl]
+#include "common.hpp"
+
+#include <vector>
+
+namespace dm = devmesh;
+
+using mesh_t = dm::mesh<dm::dim<"dp">, dm::dim<"tp", 2>>;
+static_assert(mesh_t::ndim == 2 && !mesh_t::is_static);  // the shape is known, one size is not
+
+template <class Comm>
+int run(Comm& world) {
+  auto mesh = dm::init_device_mesh<mesh_t>(world);
+  const int dp = mesh.template size<"dp">(), tp = mesh.template size<"tp">();
+  const int me = mesh.rank();
+  examples::stream<Comm> s;
+
+  // A tiny tensor-parallel + data-parallel computation: each rank holds one number, the
+  // tp pair adds theirs (a sharded dot product's partial sums), dp averages across replicas.
+  examples::buffer<int, Comm> value(std::vector<int>{me + 1});
+  mesh.template all_reduce<"tp">(value.span(), dm::op::sum, s);
+  examples::buffer<int, Comm> total(std::vector<int>{value.to_host()[0]});
+  s.sync();
+  mesh.template all_reduce<"dp">(total.span(), dm::op::sum, s);
+  s.sync();
+  const int pair_sum = value.to_host()[0], all_sum = total.to_host()[0];
+
+  const auto group = mesh.layout().template group<"tp">(me);
+  const int n = mesh.size();
+  examples::check(dp * tp == world.size(), "dp * tp is the world size");
+  examples::check(pair_sum == group[0] + group[1] + 2, "tp sums its pair");
+  examples::check(all_sum == n * (n + 1) / 2, "tp then dp sums the whole world");
+  examples::print_ordered("rank " + std::to_string(me) + ": (dp, tp) = (" + std::to_string(mesh.template local_rank<"dp">()) +
+                          ", " + std::to_string(mesh.template local_rank<"tp">()) + "), tp pair sum " +
+                          std::to_string(pair_sum) + ", world sum " + std::to_string(all_sum));
+  if (me == 0) {
+    std::cout << mesh << "\n";
+    try {
+      (void)mesh_t::for_world(world.size() + 1);  // what an odd-sized job would get
+    } catch (const dm::mesh_error& e) {
+      std::cout << "a world of " << world.size() + 1 << " ranks: " << e.what() << "\n";
+    }
+    std::cout << "OK: dp = " << dp << " inferred from " << world.size() << " ranks\n";
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  return examples::main(argc, argv, [](auto& world) { return run(world); });
+}
