@@ -210,7 +210,7 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   }
   /// Size of dim d, 0 <= d < ndim (PyTorch's size(mesh_dim)).
   DEVMESH_HOST_DEVICE constexpr int size(int d) const {
-    if (d < 0 || d >= ndim) fail_dim_index(d);
+    if (d < 0 || d >= ndim) fail_dim_index(d);  // devmesh: dim index out of range
     return dim_size(d);
   }
   DEVMESH_HOST_DEVICE constexpr std::array<int, ndim> shape() const {
@@ -255,7 +255,7 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
     constexpr auto atoms = all_primary_atoms();
     int r = base_of(member, atoms.a, primary_atom_count);
     for (int d = 0; d < ndim; ++d) {
-      if (c[d] < 0 || c[d] >= dim_size(d)) fail_coordinate(d, c[d]);
+      if (c[d] < 0 || c[d] >= dim_size(d)) fail_coordinate(d, c[d]);  // devmesh: coordinate out of range
       int rest = c[d];
       for (int i = S.dim_count[d] - 1; i >= 0; --i) {
         const int a = S.dim_atoms[S.dim_first[d] + i];
@@ -544,12 +544,13 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
 
   DEVMESH_HOST_DEVICE constexpr void check_rank(int r) const {
 #if !defined(DEVMESH_NO_RANK_CHECKS)
-    if (r < 0 || r >= root_size()) fail_rank(r, root_size());
+    if (r < 0 || r >= root_size()) fail_rank(r, root_size());  // devmesh: rank out of range
 #else
     (void)r;
 #endif
   }
-  // Not constexpr: reaching one in a constant expression is a compile error naming it.
+  // Not constexpr: reaching one in a constant expression is a compile error naming it
+  // (g++ and clang also quote the calling line, whose comment says what went wrong).
   DEVMESH_HOST_DEVICE static void fail_rank(int r, int n) {
 #if DEVMESH_DEVICE_PASS
     (void)r, (void)n;

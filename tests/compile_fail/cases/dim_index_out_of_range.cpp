@@ -1,5 +1,7 @@
 // Misuse: size(3) on a 3-dim static mesh, in a constant expression
 // expect: fail_dim_index
+// expect-gcc: devmesh: dim index out of range
+// expect-clang: devmesh: dim index out of range
 // expect-clang: in call to .*size\(3\)
 // first-error-gcc: non-constant condition for static assertion|call to non-.constexpr. function .*fail_
 // first-error-clang: not an integral constant expression|must be initialized by a constant expression

@@ -1,5 +1,7 @@
 // Misuse: group<"tp">(-1) on a static mesh, in a constant expression
 // expect: fail_rank
+// expect-gcc: devmesh: rank out of range
+// expect-clang: devmesh: rank out of range
 // expect-clang: check_rank\(-1\)
 // first-error-gcc: non-constant condition for static assertion|call to non-.constexpr. function .*fail_
 // first-error-clang: not an integral constant expression|must be initialized by a constant expression
