@@ -30,14 +30,17 @@ def mpi_flags():
 
 
 def measure(cmd):
-    """(wall seconds, peak RSS in MiB) of one compile, from GNU time's -v report."""
+    """(wall s, CPU s = user + sys, peak RSS MiB) of one compile, from GNU time's -v report
+    (CPU and RSS include the compiler's child processes: cc1plus, cicc, ptxas...)."""
     res = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
     if res.returncode != 0:
         sys.exit(f"compile_cost: failed: {' '.join(cmd)}\n{res.stderr[-3000:]}")
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", res.stderr)
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", res.stderr)
+    user = float(re.search(r"User time \(seconds\): ([\d.]+)", res.stderr).group(1))
+    system = float(re.search(r"System time \(seconds\): ([\d.]+)", res.stderr).group(1))
     h, m, s = wall.groups()
-    return (int(h or 0) * 3600 + int(m) * 60 + float(s), int(rss.group(1)) / 1024)
+    return (int(h or 0) * 3600 + int(m) * 60 + float(s), user + system, int(rss.group(1)) / 1024)
 
 
 def main():
@@ -73,18 +76,19 @@ def main():
                 samples[(c, tu)].append(measure(cmd(tu)))
     rows = []
     for c in compilers:
-        base = statistics.median(w for w, _ in samples[(c, "baseline")])
-        base_rss = statistics.median(m for _, m in samples[(c, "baseline")])
+        med = lambda tu, i: statistics.median(x[i] for x in samples[(c, tu)])
+        base, base_cpu, base_rss = med("baseline", 0), med("baseline", 1), med("baseline", 2)
         for tu in tus:
-            wall = statistics.median(w for w, _ in samples[(c, tu)])
-            rss = statistics.median(m for _, m in samples[(c, tu)])
-            rows.append({"compiler": c, "tu": tu, "wall_s": wall, "peak_rss_mib": rss, "over_baseline_s": wall - base,
-                         "ratio_to_baseline": wall / base, "rss_ratio_to_baseline": rss / base_rss,
-                         "reps": a.reps, "command": " ".join(compilers[c](tu))})
-    print(f"{'compiler':8} {'TU':12} {'wall s':>8} {'+ s':>7} {'x base':>7} {'peak MiB':>9}")
+            wall, cpu, rss = med(tu, 0), med(tu, 1), med(tu, 2)
+            rows.append({"compiler": c, "tu": tu, "wall_s": wall, "cpu_s": cpu, "peak_rss_mib": rss,
+                         "over_baseline_s": wall - base, "ratio_to_baseline": wall / base,
+                         "cpu_over_baseline_s": cpu - base_cpu, "cpu_ratio_to_baseline": cpu / base_cpu,
+                         "rss_ratio_to_baseline": rss / base_rss, "reps": a.reps,
+                         "command": " ".join(compilers[c](tu))})
+    print(f"{'compiler':8} {'TU':12} {'wall s':>8} {'+ s':>7} {'x base':>7} {'cpu s':>7} {'peak MiB':>9}")
     for r in rows:
         print(f"{r['compiler']:8} {r['tu']:12} {r['wall_s']:8.2f} {r['over_baseline_s']:7.2f} "
-              f"{r['ratio_to_baseline']:7.2f} {r['peak_rss_mib']:9.0f}")
+              f"{r['ratio_to_baseline']:7.2f} {r['cpu_s']:7.2f} {r['peak_rss_mib']:9.0f}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
