@@ -408,56 +408,56 @@ class device_mesh {
   // Sizes that do not fit the dim throw mesh_error; backend failures throw comm_error.
 
   /// In place: buf becomes the reduction over dim N.
-  template <fixed_string N, class T>
-  void all_reduce(std::span<T> buf, op o, stream_type s = {}) const {
+  template <fixed_string N, class T, std::size_t E>
+  void all_reduce(std::span<T, E> buf, op o, stream_type s = {}) const {
     all_reduce_on(index<N>, buf.data(), buf.data(), buf.size(), buf.size(), o, s);
   }
-  template <fixed_string N, class T>
-  void all_reduce(std::span<const std::type_identity_t<T>> send, std::span<T> recv, op o, stream_type s = {}) const {
+  template <fixed_string N, class T, std::size_t E>
+  void all_reduce(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, op o, stream_type s = {}) const {
     all_reduce_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), o, s);
   }
-  template <class T>
-  void all_reduce(std::span<T> buf, op o, stream_type s = {}) const
+  template <class T, std::size_t E>
+  void all_reduce(std::span<T, E> buf, op o, stream_type s = {}) const
     requires(ndim == 1)
   {
     all_reduce_on(0, buf.data(), buf.data(), buf.size(), buf.size(), o, s);
   }
-  template <class T>
-  void all_reduce(std::span<const std::type_identity_t<T>> send, std::span<T> recv, op o, stream_type s = {}) const
+  template <class T, std::size_t E>
+  void all_reduce(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, op o, stream_type s = {}) const
     requires(ndim == 1)
   {
     all_reduce_on(0, send.data(), recv.data(), send.size(), recv.size(), o, s);
   }
 
   /// Reduction onto the rank with local rank `root` along dim N (in place on root).
-  template <fixed_string N, class T>
-  void reduce(std::span<T> buf, op o, int root, stream_type s = {}) const {
+  template <fixed_string N, class T, std::size_t E>
+  void reduce(std::span<T, E> buf, op o, int root, stream_type s = {}) const {
     reduce_on(index<N>, buf.data(), buf.data(), buf.size(), buf.size(), o, root, s);
   }
-  template <fixed_string N, class T>
-  void reduce(std::span<const std::type_identity_t<T>> send, std::span<T> recv, op o, int root, stream_type s = {}) const {
+  template <fixed_string N, class T, std::size_t E>
+  void reduce(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, op o, int root, stream_type s = {}) const {
     reduce_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), o, root, s);
   }
-  template <class T>
-  void reduce(std::span<T> buf, op o, int root, stream_type s = {}) const
+  template <class T, std::size_t E>
+  void reduce(std::span<T, E> buf, op o, int root, stream_type s = {}) const
     requires(ndim == 1)
   {
     reduce_on(0, buf.data(), buf.data(), buf.size(), buf.size(), o, root, s);
   }
-  template <class T>
-  void reduce(std::span<const std::type_identity_t<T>> send, std::span<T> recv, op o, int root, stream_type s = {}) const
+  template <class T, std::size_t E>
+  void reduce(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, op o, int root, stream_type s = {}) const
     requires(ndim == 1)
   {
     reduce_on(0, send.data(), recv.data(), send.size(), recv.size(), o, root, s);
   }
 
   /// buf on local rank `root` along dim N, copied to every rank of its group.
-  template <fixed_string N, class T>
-  void broadcast(std::span<T> buf, int root, stream_type s = {}) const {
+  template <fixed_string N, class T, std::size_t E>
+  void broadcast(std::span<T, E> buf, int root, stream_type s = {}) const {
     broadcast_on(index<N>, buf.data(), buf.size(), root, s);
   }
-  template <class T>
-  void broadcast(std::span<T> buf, int root, stream_type s = {}) const
+  template <class T, std::size_t E>
+  void broadcast(std::span<T, E> buf, int root, stream_type s = {}) const
     requires(ndim == 1)
   {
     broadcast_on(0, buf.data(), buf.size(), root, s);
@@ -465,12 +465,12 @@ class device_mesh {
 
   /// recv = the concatenation of every rank's send, in local-rank order along dim N.
   /// recv.size() must be send.size() * size<N>().
-  template <fixed_string N, class T>
-  void all_gather(std::span<const std::type_identity_t<T>> send, std::span<T> recv, stream_type s = {}) const {
+  template <fixed_string N, class T, std::size_t E>
+  void all_gather(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, stream_type s = {}) const {
     all_gather_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), s);
   }
-  template <class T>
-  void all_gather(std::span<const std::type_identity_t<T>> send, std::span<T> recv, stream_type s = {}) const
+  template <class T, std::size_t E>
+  void all_gather(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, stream_type s = {}) const
     requires(ndim == 1)
   {
     all_gather_on(0, send.data(), recv.data(), send.size(), recv.size(), s);
@@ -478,12 +478,12 @@ class device_mesh {
 
   /// recv = block `local_rank<N>()` of the reduction of every rank's send.
   /// send.size() must be recv.size() * size<N>().
-  template <fixed_string N, class T>
-  void reduce_scatter(std::span<const std::type_identity_t<T>> send, std::span<T> recv, op o, stream_type s = {}) const {
+  template <fixed_string N, class T, std::size_t E>
+  void reduce_scatter(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, op o, stream_type s = {}) const {
     reduce_scatter_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), o, s);
   }
-  template <class T>
-  void reduce_scatter(std::span<const std::type_identity_t<T>> send, std::span<T> recv, op o, stream_type s = {}) const
+  template <class T, std::size_t E>
+  void reduce_scatter(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, op o, stream_type s = {}) const
     requires(ndim == 1)
   {
     reduce_scatter_on(0, send.data(), recv.data(), send.size(), recv.size(), o, s);
@@ -491,12 +491,12 @@ class device_mesh {
 
   /// Block j of send goes to local rank j; block i of recv comes from local rank i.
   /// send.size() == recv.size(), divisible by size<N>().
-  template <fixed_string N, class T>
-  void all_to_all(std::span<const std::type_identity_t<T>> send, std::span<T> recv, stream_type s = {}) const {
+  template <fixed_string N, class T, std::size_t E>
+  void all_to_all(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, stream_type s = {}) const {
     all_to_all_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), s);
   }
-  template <class T>
-  void all_to_all(std::span<const std::type_identity_t<T>> send, std::span<T> recv, stream_type s = {}) const
+  template <class T, std::size_t E>
+  void all_to_all(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, stream_type s = {}) const
     requires(ndim == 1)
   {
     all_to_all_on(0, send.data(), recv.data(), send.size(), recv.size(), s);
@@ -521,13 +521,13 @@ class device_mesh {
   /// Sends `send` to the rank `displacement` ahead along dim N and receives `recv` from the
   /// rank as far behind (MPI_Cart_shift + sendrecv). At the ends of a non-periodic dim the
   /// missing side is skipped (recv left untouched). send.size() must equal recv.size().
-  template <fixed_string N, class T>
-  void shift(std::span<const std::type_identity_t<T>> send, std::span<T> recv, int displacement = 1,
+  template <fixed_string N, class T, std::size_t E>
+  void shift(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, int displacement = 1,
              bool periodic = false, stream_type s = {}) const {
     shift_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), displacement, periodic, s);
   }
-  template <class T>
-  void shift(std::span<const std::type_identity_t<T>> send, std::span<T> recv, int displacement = 1,
+  template <class T, std::size_t E>
+  void shift(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, int displacement = 1,
              bool periodic = false, stream_type s = {}) const
     requires(ndim == 1)
   {

@@ -2,6 +2,7 @@
 // meshes smaller than the world, the init consistency check (every rank throws, quickly),
 // world-size mismatch, from_comms validation and ownership, lazy mode, per-dim options,
 // and MPI errors as exceptions. Run under mpirun with 1, 2, 4 and 8 ranks.
+#include <array>
 #include <chrono>
 #include <span>
 #include <string>
@@ -327,6 +328,14 @@ void mpi_errors(dm::mpi::communicator& world) {
   auto mesh = dm::init_device_mesh(world, mesh2(world.size(), 1));
   std::vector<int> two(2);
   CHECK_THROWS_WITH(dm::mesh_error, mesh.shift<"dp">(std::span(buf), std::span(two)), "send has 1 elements, recv 2");
+  // Static-extent spans work as well as dynamic ones.
+  std::array<int, 2> fixed{1, world.rank()};
+  mesh.all_reduce<"dp">(std::span(fixed), dm::op::sum);
+  CHECK_EQ(fixed[0], world.size());
+  CHECK_EQ(fixed[1], world.size() * (world.size() - 1) / 2);
+  std::array<int, 2> copy{};
+  mesh["dp"_dim].all_reduce(std::span(fixed), std::span(copy), dm::op::max);
+  CHECK_EQ(copy[0], world.size());
 }
 
 }  // namespace
