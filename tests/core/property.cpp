@@ -481,7 +481,7 @@ void run(Op op, ModelOp mop, failures& f) {
   }
 }
 
-inline constexpr int menu_size = 20;
+inline constexpr int menu_size = 21;
 
 /// Operation `op` of the menu on mesh m (N dims named a, b, ...) and its model. Returns
 /// false if the operation needs more dims than N.
@@ -513,6 +513,15 @@ bool apply(int op, const M& m, const model& md, failures& f) {
             auto u = md.unflatten(sn(L), {{"p", -1}, {"q", 1}, {"r", 3}});
             if (!u) return u;
             return u->slice({"r", "p"});
+          },
+          f);
+      return true;
+    case 20:  // an alias of one dim, split: the dim's atom is cut, the alias's parts stay aliases
+      run([&] { return m.template flatten<"x", nm[0]>().template unflatten<"x", P, dm::dim<"q", 2>>().template slice<"q", "p">(); },
+          [&]() -> std::optional<model> {
+            auto u = md.flatten_alias("x", {sn(0)}).unflatten("x", {{"p", -1}, {"q", 2}});
+            if (!u) return u;
+            return u->slice({"q", "p"});
           },
           f);
       return true;
