@@ -102,6 +102,18 @@ inline std::string key_string(const group_key& k) {
   return s + "]";
 }
 
+/// Which atoms each dim has: hashed with the descriptor in case two structures print alike.
+template <class Layout>
+std::string structure_string() {
+  constexpr auto S = Layout::structure;
+  std::string structure;
+  for (int i = 0; i < S.ndims; ++i) {
+    structure += std::to_string(S.dim_count[i]) + ":";
+    for (int j = 0; j < S.dim_count[i]; ++j) structure += std::to_string(S.dim_atoms[S.dim_first[i] + j]) + ",";
+  }
+  return structure;
+}
+
 inline std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 14695981039346656037ull) {
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return h;
@@ -167,12 +179,14 @@ void agree(const Comm& world, const std::string& local_error, std::string_view w
   throw mesh_error(msg);
 }
 
-/// Collective over `world`: all-gathers a hash of `descriptor`; if the hashes differ, every
-/// rank throws a mesh_error listing which ranks have which descriptor.
+/// Collective over `world`: all-gathers a hash of `descriptor` (and of `hidden`, which is
+/// hashed but not shown); if the hashes differ, every rank throws a mesh_error listing which
+/// ranks have which descriptor.
 template <communicator Comm>
-void check_same_everywhere(const Comm& world, const std::string& descriptor, std::string_view what) {
+void check_same_everywhere(const Comm& world, const std::string& descriptor, std::string_view what,
+                           std::string_view hidden = {}) {
   const int n = world.size();
-  const std::uint64_t h = fnv1a(descriptor);
+  const std::uint64_t h = fnv1a(hidden, fnv1a(descriptor));
   std::vector<std::uint64_t> hashes(static_cast<std::size_t>(n));
   world.all_gather_bytes(&h, hashes.data(), sizeof h);
   if (std::all_of(hashes.begin(), hashes.end(), [&](std::uint64_t x) { return x == hashes[0]; })) return;
@@ -278,7 +292,7 @@ struct mesh_state {
       std::string desc = to_string(m);
       for (int d = 0; d < Layout::ndim_with_aliases; ++d)
         desc += " " + std::string(Layout::name(d)) + key_string(group_key_of(m, d));
-      check_same_everywhere(*world, desc, what);
+      check_same_everywhere(*world, desc, what, structure_string<Layout>());
     }
     for (int d = 0; d < Layout::ndim_with_aliases; ++d) ensure(m, d, true);
   }
@@ -658,15 +672,7 @@ std::string mesh_descriptor(const Layout& l, const device_mesh_options<Comm>& o,
     const std::string d = describe_options(opts);
     s += ", " + name + (d.empty() ? std::string() : "{" + d + "}");
   }
-  s += "]";
-  // The structure (which atoms each dim has) in case two structures print alike.
-  constexpr auto S = Layout::structure;
-  std::string structure = "#";
-  for (int i = 0; i < S.ndims; ++i) {
-    structure += std::to_string(S.dim_count[i]) + ":";
-    for (int j = 0; j < S.dim_count[i]; ++j) structure += std::to_string(S.dim_atoms[S.dim_first[i] + j]) + ",";
-  }
-  return s + " " + structure;
+  return s + "]";
 }
 
 template <class C, class W>
@@ -694,7 +700,7 @@ void check_layout(const mesh_state<C>& st, const std::optional<Layout>& layout, 
                   std::to_string(layout->root_size()) + " ranks, the world " + std::to_string(st.world_size);
   const std::string what = std::string(how);
   agree(*st.world, local_error, what);
-  check_same_everywhere(*st.world, mesh_descriptor(*layout, st.options, how), what);
+  check_same_everywhere(*st.world, mesh_descriptor(*layout, st.options, how), what, structure_string<Layout>());
 }
 
 template <class Layout, class W, class C>
