@@ -548,6 +548,23 @@ class device_mesh {
     shift_on(0, send.data(), recv.data(), send.size(), recv.size(), displacement, periodic, s);
   }
 
+  /// Pipeline helpers along dim N: send to local rank + 1 / receive from local rank - 1
+  /// (no-ops at the ends unless periodic). Each matches the neighbour's opposite call, e.g.
+  /// a forward step: recv_prev, compute, send_next.
+  template <fixed_string N, class T, std::size_t E>
+  void send_next(std::span<T, E> send, bool periodic = false, stream_type s = {}) const {
+    using U = std::remove_const_t<T>;
+    const Comm& c = comm_on(index<N>, "send_next");
+    const int dest = shift_peers_on(index<N>, 1, periodic).second;
+    c.sendrecv(static_cast<const U*>(send.data()), send.size(), dest, static_cast<U*>(nullptr), 0, -1, s);
+  }
+  template <fixed_string N, class T, std::size_t E>
+  void recv_prev(std::span<T, E> recv, bool periodic = false, stream_type s = {}) const {
+    const Comm& c = comm_on(index<N>, "recv_prev");
+    const int source = shift_peers_on(index<N>, 1, periodic).first;
+    c.sendrecv(static_cast<const T*>(nullptr), 0, -1, recv.data(), recv.size(), source, s);
+  }
+
   friend std::ostream& operator<<(std::ostream& os, const device_mesh& m) {
     os << "device_mesh(" << Comm::backend_name() << ", " << m.layout_ << ", rank " << m.rank();
     if (!m.is_member()) os << ", not a member";

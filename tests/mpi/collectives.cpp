@@ -123,6 +123,12 @@ void check_collectives(const DM& m) {
   CHECK_EQ(peers.first, li > 0 ? li - 1 : -1);
   CHECK_EQ(peers.second, li + 1 < n ? li + 1 : -1);
 
+  // Pipeline: each rank receives from the previous one, then sends to the next (a chain).
+  std::vector<int> from_prev{-1};
+  if (li > 0) m.template recv_prev<N>(std::span(from_prev));
+  if (li + 1 < n) m.template send_next<N>(std::span(s_send));
+  CHECK_EQ(from_prev[0], li > 0 ? g[li - 1] : -1);
+
   if constexpr (Unnamed) m.barrier(); else m.template barrier<N>();
 
   // Sizes that do not fit the dim are errors, thrown before any communication.
