@@ -7,7 +7,8 @@
 #       every `// expect:` and `// expect-KIND:` line of CASE (extended regexes, each
 #       matched against single lines), and the first error line must match
 #       `// first-error-KIND:`, else `// first-error:`, else "devmesh:" (the failing
-#       static_assert comes first: no cascade of errors before it).
+#       static_assert comes first: no cascade of errors before it). With the default
+#       rule, every error line must be a devmesh: one (no cascade after it either).
 #   run_case.sh pass CASE KIND COMPILER FLAGS...   must compile, with no error line.
 # KIND is gcc, clang or nvcc: it selects the per-compiler expectations.
 set -u
@@ -50,5 +51,10 @@ first_re=$(directive "first-error-$kind" | head -n1)
 [[ -n $first_error ]] || fail "no error line in the output"
 grep -E -q -e "$first_re" <<<"$first_error" ||
   fail "the first error is not the expected one ($first_re): $first_error"
+# By default the devmesh diagnostic is also the only kind of error: no cascade after it.
+if [[ $first_re == 'devmesh:' ]]; then
+  other=$(grep -E -e "$error_re" <<<"$out" | grep -v -m1 -e 'devmesh:')
+  [[ -z $other ]] || fail "an error follows the devmesh diagnostic (a cascade): $other"
+fi
 
 echo "ok: rejected with the expected diagnostic first: $first_error"
