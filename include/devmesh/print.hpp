@@ -21,10 +21,13 @@ void write_dim(std::ostream& os, const basic_mesh<S, Names>& m, int d, bool with
     return;
   }
   const int n = S.dim_count[d];
-  if (n != 1) os << '(';
+  if (n == 0) {  // a size-1 dim with no digit of its own (from an unflatten)
+    os << 1;
+    return;
+  }
+  if (n > 1) os << '(';
   for (int i = 0; i < n; ++i) os << (i ? ", " : "") << m.atom_stride(S.dim_atoms[S.dim_first[d] + i]);
-  if (n == 0) os << 1;
-  if (n != 1) os << ')';
+  if (n > 1) os << ')';
 }
 }  // namespace detail
 
