@@ -357,11 +357,14 @@ def init_section(args):
         same = {x["method"]: x for x in rows if x["np"] == r["np"] and x["mesh"] == r["mesh"]}
         pt, cart = same.get("pytorch"), same.get("cart")
         trs.append([r["np"], r["mesh"], names.get(r["method"], r["method"]), r["comm_create_calls"],
-                    r["other_collectives"], f"{r['median_s'] * 1e3:.3f} ms",
+                    r["other_collectives"], f"{r['median_s'] * 1e3:.3f} ms", f"{r['min_s'] * 1e3:.3f} ms",
                     f"{r['median_s'] / pt['median_s']:.2f}" if pt and pt["median_s"] > 0 else "",
                     f"{r['median_s'] / cart['median_s']:.2f}" if cart and cart["median_s"] > 0 else ""])
     lines.append(table(["ranks", "mesh", "method", "comm-creating calls / rank", "other collectives / rank",
-                        "median wall", "÷ PyTorch", "÷ Cart"], trs))
+                        "median wall", "min wall", "median ÷ PyTorch", "median ÷ Cart"], trs))
+    lines += ["", "The load on this machine comes in bursts (other engineers' builds and test suites), which "
+              "moves the medians between runs; the minimum over the repetitions is each method's cost when "
+              "it was not interrupted. Verdicts are given on both."]
     at8 = [r for r in rows if r["np"] == 8]
     meshes = list(dict.fromkeys(r["mesh"] for r in at8))
     methods = ["devmesh", "pytorch", "create_group", "cart", "split_only"]
@@ -380,12 +383,14 @@ def init_section(args):
                 lines.append(f"- {me}: neither devmesh nor the PyTorch pattern creates a communicator (both reuse the "
                              f"world's), so the 0.5× target does not apply; devmesh still spends "
                              f"{d['median_s'] * 1e3:.3f} ms on its {d['other_collectives']} agreement all-gathers, "
-                             f"PyTorch nothing. No slower than Cart_sub: {verdict(d['median_s'] <= c['median_s'])} "
-                             f"({d['median_s'] / c['median_s']:.2f}×)")
+                             f"PyTorch nothing. No slower than Cart_sub (median): "
+                             f"{verdict(d['median_s'] <= c['median_s'])} ({d['median_s'] / c['median_s']:.2f}×)")
                 continue
-            lines.append(f"- {me}: devmesh ≤ 0.5× the PyTorch pattern: {verdict(d['median_s'] <= 0.5 * p['median_s'])} "
-                         f"({d['median_s'] / p['median_s']:.2f}×); no slower than Cart_sub: "
-                         f"{verdict(d['median_s'] <= c['median_s'])} ({d['median_s'] / c['median_s']:.2f}×)")
+            def on(stat):
+                return (f"devmesh ≤ 0.5× the PyTorch pattern {verdict(d[stat] <= 0.5 * p[stat])} "
+                        f"({d[stat] / p[stat]:.2f}×), no slower than Cart_sub {verdict(d[stat] <= c[stat])} "
+                        f"({d[stat] / c[stat]:.2f}×)")
+            lines.append(f"- {me}: on the median: {on('median_s')}; on the minimum: {on('min_s')}")
     lines += ["", "Reading the counts: devmesh makes one communicator-creating call per dim (none for a dim that "
               "spans the world in order), as few as members-only `MPI_Comm_create_group` and one fewer than "
               "Cart (which also creates the Cartesian communicator); the PyTorch pattern makes one per group "
@@ -397,9 +402,10 @@ def init_section(args):
         by = {r["method"]: r for r in at8 if r["mesh"] == me}
         d, so, p = by.get("devmesh"), by.get("split_only"), by.get("pytorch")
         if d and so and p and p["median_s"] > 1e-5:
-            lines.append(f"- {me} at 8 ranks: splits alone {so['median_s'] * 1e3:.3f} ms = "
-                         f"{so['median_s'] / p['median_s']:.2f}× the PyTorch pattern; the checks add "
-                         f"{(d['median_s'] - so['median_s']) * 1e3:.3f} ms.")
+            lines.append(f"- {me} at 8 ranks: splits alone {so['median_s'] * 1e3:.3f} ms median "
+                         f"({so['min_s'] * 1e3:.3f} ms min) = {so['median_s'] / p['median_s']:.2f}× the PyTorch "
+                         f"pattern's median; init_device_mesh's checks add {(d['median_s'] - so['median_s']) * 1e3:.3f} "
+                         f"ms median ({(d['min_s'] - so['min_s']) * 1e3:.3f} ms min).")
     return "\n".join(lines)
 
 
