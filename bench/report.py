@@ -97,8 +97,14 @@ def machine_section(args):
     model = sh("lscpu | sed -n 's/^Model name: *//p'")
     hyper = sh("lscpu | sed -n 's/^Hypervisor vendor: *//p'")
     mem = sh("awk '/MemTotal/ {printf \"%.0f GiB\", $2/1048576}' /proc/meminfo")
-    commit = sh(f"git -C {ROOT} rev-parse --short HEAD")
-    dirty = sh(f"git -C {ROOT} status --porcelain --untracked-files=no -- include bench")
+    def version(path):  # written by bench/run when it ran: commit, then a line if include/ or bench/ changed
+        with open(path) as f:
+            v = [l.strip() for l in f if l.strip()]
+        return v[0] + (" + uncommitted changes in include/ or bench/" if len(v) > 1 else "")
+    versions = [f"{version(p)}" + (f" ({os.path.basename(p)[8:-4]} re-run)" if "_" in os.path.basename(p) else "")
+                for p in sorted(glob.glob(os.path.join(args.results, "version*.txt")))]
+    if not versions:
+        versions = ["unknown (no version file in the results)"]
     rows = [
         ("CPU", f"{model} ({sh('nproc')} cores available{', ' + hyper + ' guest' if hyper else ''})"),
         ("Memory", mem),
@@ -108,15 +114,17 @@ def machine_section(args):
         ("nvcc", sh("(nvcc --version || /usr/local/cuda/bin/nvcc --version) 2>/dev/null | grep release")),
         ("MPI", sh("mpirun --version 2>/dev/null | head -1")),
         ("Google Benchmark", sh("dpkg-query -W -f='${Version}' libbenchmark-dev 2>/dev/null")),
-        ("devmesh", f"{commit}{' + uncommitted changes in include/ or bench/' if dirty else ''}"),
-        ("Date", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
+        ("devmesh measured", "; ".join(versions)),
+        ("Report written", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
     ]
     load = os.path.join(args.results, "load.txt")
     if os.path.exists(load):
         with open(load) as f:
-            loads = [re.sub(r".*load average: ", "", l.strip()) for l in f if "load average" in l]
+            loads = [re.match(r"\s*(\S+) up.*load average: (.*)", l) for l in f if "load average" in l]
+        loads = [m for m in loads if m]
         if loads:
-            rows.append(("Load average (1, 5, 15 min) at start / end", " / ".join(loads)))
+            rows.append(("Full run (UTC) and load average (1, 5, 15 min)",
+                         " → ".join(f"{m.group(1)}: {m.group(2)}" for m in loads)))
     lines.append(table(["", ""], rows))
     lines += ["", "Method:", "",
               "- `bench/run` rebuilds everything in Release (`-O3`, own build directory `build/bench-release`) and "
@@ -138,8 +146,11 @@ def machine_section(args):
     cmds = os.path.join(args.results, "commands.log")
     if os.path.exists(cmds):
         with open(cmds) as f:
-            cl = [re.sub(r"^bench/run: ", "", l.rstrip()).replace(ROOT + "/", "") for l in f if l.strip()]
-        lines += ["", "Exact commands (from `bench/run`, paths relative to the repository):", "", "```"] + cl + ["```"]
+            cl = [re.sub(r"^bench/run: ", "", l.rstrip()).replace(ROOT + "/", "").replace(ROOT + " ", ". ")
+                  for l in f if l.strip()]
+        lines += ["", "Exact commands (from `bench/run`, in order; paths relative to the repository; a part re-run "
+                  "later with `bench/run --only` appears again at the end, and its later results are the ones "
+                  "shown):", "", "```"] + cl + ["```"]
     return "\n".join(lines)
 
 
@@ -274,8 +285,8 @@ def names_section(args):
                   "it (clang does); with rank checks on, clang cannot see that the out-of-range path "
                   "(`fail_rank`) never returns, so it keeps the rank live across the call and redoes the "
                   "signed-division fix-ups (marking `fail_rank` `[[noreturn]]` would remove this); with g++ "
-                  "and rank checks, the asm differs only in the compare's operand order and the cold call "
-                  "(same instruction count)."]
+                  "and rank checks, the dynamic pairs' asm differs only in the compare's operand order and "
+                  "the cold error path: the instructions executed on valid ranks are the same (Ir columns)."]
     return "\n".join(lines)
 
 
