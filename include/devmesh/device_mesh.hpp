@@ -83,15 +83,27 @@ inline group_key canonical(const group_key& in) {
   return out;
 }
 
-template <class Layout>
-group_key group_key_of(const Layout& m, int d) {
+template <int D, class Layout>
+void append_atoms(const Layout& m, group_key& k) {
   constexpr auto S = Layout::structure;
-  group_key k;
-  for (int i = 0; i < S.dim_count[d]; ++i) {
-    const int a = S.dim_atoms[S.dim_first[d] + i];
+  constexpr int first = S.dim_first[D];
+  constexpr int count = S.dim_count[D];
+  for (int i = 0; i < count; ++i) {
+    const int a = S.dim_atoms[first + i];
     k.emplace_back(m.atom_size(a), m.atom_stride(a));
   }
+}
+template <class Layout, int... D>
+group_key group_key_of(const Layout& m, int d, std::integer_sequence<int, D...>) {
+  group_key k;
+  ((d == D ? append_atoms<D>(m, k) : void()), ...);
   return canonical(k);
+}
+/// The group key of dim d of m. Dispatched to a compile-time dim, so that every index into
+/// the structure is a constant (no g++ 12 -O2 -Warray-bounds false positive).
+template <class Layout>
+group_key group_key_of(const Layout& m, int d) {
+  return group_key_of(m, d, std::make_integer_sequence<int, Layout::ndim_with_aliases>{});
 }
 
 /// "[4x2,2x1]": (size x stride) pairs, for messages and fingerprints.
