@@ -60,7 +60,10 @@ inline void check(bool ok, const std::string& what) {
   MPI_Allgather(&mine, 1, MPI_INT, failed.data(), 1, MPI_INT, MPI_COMM_WORLD);
   std::string ranks;
   for (std::size_t r = 0; r < failed.size(); ++r)
-    if (failed[r]) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+    if (failed[r]) {
+      if (!ranks.empty()) ranks += ',';
+      ranks += std::to_string(r);
+    }
   if (!ranks.empty())
     throw std::runtime_error("check failed on rank(s) " + ranks + ": " + what + (ok ? " (passed here)" : ""));
 }

@@ -109,9 +109,15 @@ group_key group_key_of(const Layout& m, int d) {
 /// "[4x2,2x1]": (size x stride) pairs, for messages and fingerprints.
 inline std::string key_string(const group_key& k) {
   std::string s = "[";
-  for (std::size_t i = 0; i < k.size(); ++i)
-    s += (i ? "," : "") + std::to_string(k[i].first) + "x" + std::to_string(k[i].second);
-  return s + "]";
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    // Appends, not `"," + std::string`: that trips g++ 12's -Wrestrict false positive.
+    if (i) s += ',';
+    s += std::to_string(k[i].first);
+    s += 'x';
+    s += std::to_string(k[i].second);
+  }
+  s += ']';
+  return s;
 }
 
 /// Which atoms each dim has: hashed with the descriptor in case two structures print alike.
