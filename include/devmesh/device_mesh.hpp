@@ -401,6 +401,13 @@ class device_mesh {
   {
     return comm_on(0, "comm");
   }
+  /// The communicator of dim d by index, 0 <= d < ndim (PyTorch get_group(int); a loop over
+  /// d is get_all_groups). Throws mesh_error for an index out of range.
+  const Comm& comm(int d) const {
+    if (d < 0 || d >= ndim)
+      throw mesh_error("devmesh: comm(" + std::to_string(d) + "): dim index not in [0, " + std::to_string(ndim) + ")");
+    return comm_on(d, "comm");
+  }
   /// The world communicator this mesh was created over.
   const Comm& world() const { return *state_->world; }
   /// Number of communicators created so far by this mesh and everything derived from it

@@ -92,6 +92,11 @@ void counts(dm::mpi::communicator& world) {
     (void)v2;
   }
   (void)s, (void)t, (void)f4;
+  // By index (get_all_groups): the same communicators as by name; out of range throws.
+  CHECK(mesh.comm(0).native() == mesh.comm<"dp">().native());
+  CHECK(mesh.comm(2).native() == mesh.comm<"tp">().native());
+  CHECK_EQ(mesh.comm(1).size(), mesh.size<"cp">());
+  CHECK(contains(expect_mesh_error([&] { (void)mesh.comm(3); }, "comm(3)"), "comm(3)"));
   // Handles share state: a copy sees the same communicators and counts.
   auto copy = f1;
   CHECK_EQ(copy.communicator_count(), mesh.communicator_count());
