@@ -17,7 +17,7 @@
 // per rank (counted with PMPI, max over ranks), other collectives per rank, median over
 // repetitions of the slowest rank's wall time. The methods run in rotating order.
 // usage: mpirun -np N init [--reps R]
-#include <mpi.h>
+#include <devmesh/mpi/native.hpp>  // <mpi.h> without the C++ bindings
 
 #include <algorithm>
 #include <array>
