@@ -341,8 +341,17 @@ class device_mesh {
 
   Layout layout_;
   std::shared_ptr<state_type> state_;
+  // Each dim's communicator, resolved once per handle (eager mode, members): comm<"tp">()
+  // and every collective are then a load, not a cache search. Entries never move (the
+  // cache holds unique_ptrs) and live as long as state_.
+  std::array<const Comm*, Layout::ndim_with_aliases> comms_{};
 
-  device_mesh(const Layout& l, std::shared_ptr<state_type> s) : layout_(l), state_(std::move(s)) {}
+  device_mesh(const Layout& l, std::shared_ptr<state_type> s) : layout_(l), state_(std::move(s)) {
+    if (state_->options.lazy || !state_->is_member()) return;
+    for (int d = 0; d < Layout::ndim_with_aliases; ++d)
+      if (const auto* e = state_->find(detail::group_key_of(layout_, d), Layout::name(d)))
+        comms_[static_cast<std::size_t>(d)] = &state_->comm_of(*e);
+  }
 
   template <fixed_string N>
   static constexpr int index = Layout::template dim_index<N>();
@@ -613,6 +622,7 @@ class device_mesh {
                        std::to_string(state_->root_size) + ") of " + std::to_string(state_->world_size) + ")");
   }
   const Comm& comm_on(int d, const char* what) const {
+    if (const Comm* c = comms_[static_cast<std::size_t>(d)]) return *c;  // resolved at construction
     require_member(what, d);
     const auto k = detail::group_key_of(layout_, d);
     if (const auto* e = state_->find(k, Layout::name(d))) return state_->comm_of(*e);

@@ -247,15 +247,15 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   /// Coordinate of global rank r in the (sub)mesh that contains it, row-major as PyTorch.
   DEVMESH_HOST_DEVICE constexpr std::array<int, ndim> coordinate(int r) const {
     check_rank(r);
-    std::array<int, ndim> c{};
-    for (int d = 0; d < ndim; ++d) c[d] = coordinate_unchecked(r, d);
-    return c;
+    // Expanded over the dims at compile time: each coordinate is then a constant-index
+    // digit extraction (a loop over d is not unrolled by g++ -O2).
+    return coordinates_of(r, std::make_integer_sequence<int, ndim>{});
   }
   /// Local rank of global rank r along the named dim (PyTorch get_local_rank).
   template <fixed_string N>
   DEVMESH_HOST_DEVICE constexpr int local_rank(int r) const {
     check_rank(r);
-    return coordinate_unchecked(r, index<N>);
+    return coordinate_of<index<N>>(r);
   }
   /// Global rank at coordinate c, in the (sub)mesh that contains rank `member` (default:
   /// the one containing rank 0; for a root mesh there is only one).
@@ -518,6 +518,21 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   };
 
   template <int D>
+  DEVMESH_HOST_DEVICE constexpr int coordinate_of(int r) const {
+    constexpr int first = S.dim_first[D];
+    constexpr int count = S.dim_count[D];
+    int c = 0;
+    for (int i = 0; i < count; ++i) {
+      const int a = S.dim_atoms[first + i];
+      c = c * atom_size(a) + (r / atom_stride(a)) % atom_size(a);
+    }
+    return c;
+  }
+  template <int... D>
+  DEVMESH_HOST_DEVICE constexpr std::array<int, ndim> coordinates_of(int r, std::integer_sequence<int, D...>) const {
+    return {coordinate_of<D>(r)...};
+  }
+  template <int D>
   DEVMESH_HOST_DEVICE constexpr split_args split_of(int r) const {
     constexpr int first = S.dim_first[D];
     constexpr int count = S.dim_count[D];
@@ -577,29 +592,32 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   }
   // Not constexpr: reaching one in a constant expression is a compile error naming it
   // (g++ and clang also quote the calling line, whose comment says what went wrong).
-  DEVMESH_HOST_DEVICE static void fail_rank(int r, int n) {
+  [[noreturn]] DEVMESH_HOST_DEVICE static void fail_rank(int r, int n) {
 #if DEVMESH_DEVICE_PASS
     (void)r, (void)n;
     __trap();
+    __builtin_unreachable();
 #else
     detail::throw_mesh_error(std::string(DEVMESH_MSG_RANK_RANGE) + ": rank " + std::to_string(r) +
                              " is not in [0, " + std::to_string(n) + ")");
 #endif
   }
-  DEVMESH_HOST_DEVICE void fail_coordinate(int d, int c) const {
+  [[noreturn]] DEVMESH_HOST_DEVICE void fail_coordinate(int d, int c) const {
 #if DEVMESH_DEVICE_PASS
     (void)d, (void)c;
     __trap();
+    __builtin_unreachable();
 #else
     detail::throw_mesh_error(std::string(DEVMESH_MSG_COORD_RANGE) + ": coordinate " + std::to_string(c) +
                              " along dim '" + std::string(name(d)) + "' is not in [0, " +
                              std::to_string(dim_size(d)) + ")");
 #endif
   }
-  DEVMESH_HOST_DEVICE static void fail_dim_index(int d, int n = ndim) {
+  [[noreturn]] DEVMESH_HOST_DEVICE static void fail_dim_index(int d, int n = ndim) {
 #if DEVMESH_DEVICE_PASS
     (void)d, (void)n;
     __trap();
+    __builtin_unreachable();
 #else
     detail::throw_mesh_error("devmesh: dim index " + std::to_string(d) + " is not in [0, " + std::to_string(n) + ")");
 #endif
