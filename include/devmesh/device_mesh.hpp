@@ -403,6 +403,8 @@ class device_mesh {
   /// lazy mode the first call for a dim creates it (collective over the mesh).
   template <fixed_string N>
   const Comm& comm() const {
+    // The fast path inline: a load and a test (the handle resolved its dims when made).
+    if (const Comm* c = comms_[static_cast<std::size_t>(index<N>)]) return *c;
     return comm_on(index<N>, "comm");
   }
   const Comm& comm() const
