@@ -145,12 +145,10 @@ constexpr void keep_covered_aliases(const scratch& in, scratch& out, const bool*
   }
 }
 
-/// slice: dims `sel` (any dims of `in`, any order) become the primary dims.
+/// Records in out.error the first two dims of `sel` that share an atom (an alias named
+/// together with one of its own dims), for the callers' diagnostics.
 template <int K>
-constexpr scratch slice(const scratch& in, const int (&sel)[K]) {
-  scratch out{};
-  out.natoms = in.natoms;
-  for (int i = 0; i < in.natoms; ++i) out.atom_size[i] = in.atom_size[i];
+constexpr void record_overlap(const scratch& in, const int (&sel)[K], scratch& out) {
   for (int i = 0; i < K; ++i)
     for (int j = 0; j < i; ++j)
       if (out.error == ok && dims_share_atom(in, sel[i], sel[j])) {
@@ -158,6 +156,15 @@ constexpr scratch slice(const scratch& in, const int (&sel)[K]) {
         out.error_a = sel[j];
         out.error_b = sel[i];
       }
+}
+
+/// slice: dims `sel` (any dims of `in`, any order) become the primary dims.
+template <int K>
+constexpr scratch slice(const scratch& in, const int (&sel)[K]) {
+  scratch out{};
+  out.natoms = in.natoms;
+  for (int i = 0; i < in.natoms; ++i) out.atom_size[i] = in.atom_size[i];
+  record_overlap(in, sel, out);
   bool taken[scratch_capacity]{};
   for (int i = 0; i < K; ++i) {
     out.add_dim(in.dim_atoms + in.dim_first[sel[i]], in.dim_count[sel[i]], sel[i]);
@@ -173,13 +180,7 @@ template <int K>
 constexpr scratch flatten_alias(const scratch& in, const int (&sel)[K]) {
   scratch out = in;
   for (int d = 0; d < in.ndims; ++d) out.source[d] = d;
-  for (int i = 0; i < K; ++i)
-    for (int j = 0; j < i; ++j)
-      if (out.error == ok && dims_share_atom(in, sel[i], sel[j])) {
-        out.error = overlap;
-        out.error_a = sel[j];
-        out.error_b = sel[i];
-      }
+  record_overlap(in, sel, out);
   int atoms[scratch_capacity]{};
   int n = 0;
   for (int i = 0; i < K; ++i)
