@@ -330,7 +330,8 @@ device_mesh<Layout, Comm> make_device_mesh(const Layout& l, std::shared_ptr<mesh
 
 /// A mesh layout bound to communicators: one per dim, created collectively by
 /// init_device_mesh or adopted by from_comms. Copies are handles to the same
-/// communicators; not thread-safe (as the communicators it wraps).
+/// communicators. Creating and deriving are collective and single-threaded; collectives on
+/// different dims may run from different threads under MPI_THREAD_MULTIPLE (docs/reliability.md).
 template <class Layout, communicator Comm>
 class device_mesh {
   using state_type = detail::mesh_state<Comm>;
