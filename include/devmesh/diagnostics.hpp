@@ -49,6 +49,15 @@
   "devmesh: the mesh has more ranks than an int can count (see error::size_overflow<dims<...>>)"
 #define DEVMESH_MSG_TOO_MANY_DIMS \
   "devmesh: too many dims: a mesh holds at most 64 dims, aliases included (see error::too_many_dims<size_value<count>, size_value<limit>>)"
+#define DEVMESH_MSG_TOO_MANY_ATOMS \
+  "devmesh: too many atoms: a mesh's rank space is cut into at most 64 digit groups (atoms), and this unflatten needs more (see error::too_many_atoms<size_value<count>, size_value<limit>>)"
+#define DEVMESH_MSG_TOO_MANY_ENTRIES \
+  "devmesh: too many atom entries: the dims of a mesh, aliases included, hold at most 512 atoms in all; flatten fewer dims into aliases (see error::too_many_atom_entries<size_value<count>, size_value<limit>>)"
+#define DEVMESH_MSG_SIZE_TYPE \
+  "devmesh: a mesh size must be an integer, not bool, a character, a floating-point number, a pointer, an enum or a class (see error::size_not_integer<dim, argument type>)"
+#define DEVMESH_MSG_SIZE_RANGE "devmesh: a dim size does not fit in an int (ranks are int, as in MPI and NCCL)"
+#define DEVMESH_MSG_UNPARSABLE_NAME \
+  "devmesh: parse_mesh: a dim name with '=', ',', a space or a tab in it cannot be written in a mesh spec (see error::unparsable_dim_name<name, dims<...>>)"
 #define DEVMESH_MSG_SIZE_COUNT \
   "devmesh: wrong number of sizes: pass one size per dynamic dim, or one per dim (see error::wrong_size_count<given, dynamic_dims, dims>)"
 #define DEVMESH_MSG_FOR_WORLD_AMBIGUOUS \
@@ -167,6 +176,22 @@ struct size_overflow {
 template <class Count, class Limit>
 struct too_many_dims {
   static constexpr void fire() { static_assert(always_false<Count>, DEVMESH_MSG_TOO_MANY_DIMS); }
+};
+template <class Count, class Limit>
+struct too_many_atoms {
+  static constexpr void fire() { static_assert(always_false<Count>, DEVMESH_MSG_TOO_MANY_ATOMS); }
+};
+template <class Count, class Limit>
+struct too_many_atom_entries {
+  static constexpr void fire() { static_assert(always_false<Count>, DEVMESH_MSG_TOO_MANY_ENTRIES); }
+};
+template <class Dim, class Type>
+struct size_not_integer {
+  static constexpr void fire() { static_assert(always_false<Type>, DEVMESH_MSG_SIZE_TYPE); }
+};
+template <class Name, class Dims>
+struct unparsable_dim_name {
+  static constexpr void fire() { static_assert(always_false<Name>, DEVMESH_MSG_UNPARSABLE_NAME); }
 };
 template <class Given, class Dynamic, class All>
 struct wrong_size_count {

@@ -10,6 +10,8 @@
 #include <climits>
 #include <concepts>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -77,6 +79,27 @@ template <auto Src, class OldNames, class NewNames>
 using derived_names_t =
     typename derive_names<Src, OldNames, NewNames, std::make_index_sequence<Src.ndims>>::type;
 
+/// A type a mesh size may be given as: an integer type, but not bool or a character type.
+template <class T>
+inline constexpr bool is_size_type =
+    std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> && !std::is_same_v<T, wchar_t> &&
+    !std::is_same_v<T, char8_t> && !std::is_same_v<T, char16_t> && !std::is_same_v<T, char32_t>;
+
+// Not constexpr: in a constant expression an out-of-range size is a compile error naming it.
+template <class T>
+[[noreturn]] void fail_size_range(T v, std::string_view dim) {
+  throw_mesh_error(std::string(DEVMESH_MSG_SIZE_RANGE) + ": got " + std::to_string(v) + " for dim '" +
+                   std::string(dim) + "'");
+}
+
+/// A size argument as an int; throws mesh_error naming the dim if it does not fit, quoting
+/// the value as given (4294967298 stays 4294967298, not the 2 a cast would make of it).
+template <class T>
+constexpr int size_as_int(T v, std::string_view dim) {
+  if (!std::in_range<int>(v)) fail_size_range(v, dim);
+  return static_cast<int>(v);
+}
+
 template <class Names, class... N>
 inline constexpr int indices_of[] = {dim_index<Names, N>::value...};
 
@@ -88,6 +111,19 @@ struct name_of_impl<names<N...>, I> {
 };
 template <class Names, int I>
 using name_of = typename name_of_impl<Names, I>::type;
+
+/// Fires the diagnostic for a derived layout that overflows the fixed capacities (Sc is
+/// the scratch value that recorded it); true if it fits.
+template <auto Sc>
+constexpr bool check_capacity() {
+  if constexpr (Sc.error == dims_full)
+    require<false, error::too_many_dims<size_value<Sc.error_a>, size_value<scratch_capacity>>>();
+  else if constexpr (Sc.error == atoms_full)
+    require<false, error::too_many_atoms<size_value<Sc.error_a>, size_value<scratch_capacity>>>();
+  else if constexpr (Sc.error == entries_full)
+    require<false, error::too_many_atom_entries<size_value<Sc.error_a>, size_value<scratch_entries>>>();
+  return Sc.error != dims_full && Sc.error != atoms_full && Sc.error != entries_full;
+}
 
 template <auto S, class Names>
 constexpr bool check_mesh_names() {
@@ -370,15 +406,18 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   DEVMESH_HOST_DEVICE constexpr auto flatten() const {
     if constexpr (!check_new_name<Alias>()) {
       return *this;  // a diagnostic has fired; a harmless fallback, no cascade
-    } else if constexpr (sizeof...(Ns) > 0 && S.ndims >= detail::scratch_capacity) {
-      detail::require<false, error::too_many_dims<size_value<S.ndims + 1>, size_value<detail::scratch_capacity>>>();
-      return *this;
     } else if constexpr (sizeof...(Ns) == 0) {
       using D = derived<>;
-      using result = basic_mesh<detail::compacted<D::flat>, detail::derived_names_t<D::flat, Names, names<name_t<Alias>>>>;
-      return result(copy_extents());
+      if constexpr (!detail::check_capacity<D::flat>()) {
+        return *this;
+      } else {
+        using result = basic_mesh<detail::compacted<D::flat>, detail::derived_names_t<D::flat, Names, names<name_t<Alias>>>>;
+        return result(copy_extents());
+      }
     } else if constexpr (!check_flatten<Alias, Ns...>()) {
       return *this;
+    } else if constexpr (!detail::check_capacity<derived<Ns...>::aliased>()) {
+      return *this;  // only now: a wrong flatten's layout is not computed
     } else {
       using D = derived<Ns...>;
       using result =
@@ -396,13 +435,8 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
       constexpr int d = index<N>;
       using U = unflattened<N, New...>;
       constexpr const int* sizes = U::sizes;
-      constexpr detail::scratch sc = U::value;
-      if constexpr (sc.error == detail::not_divisible) {
-        detail::require<false, error::unflatten_not_divisible<name_t<N>, size_value<sc.error_b>>>();
-        return *this;
-      } else if constexpr (sc.error == detail::needs_static) {
-        detail::require<false, error::unflatten_needs_static_sizes<name_t<N>>>();
-        return *this;
+      if constexpr (!check_unflatten_result<N, U::value>()) {
+        return *this;  // a diagnostic has fired
       } else {
         constexpr auto S2 = detail::compacted<U::value>;
         using result = basic_mesh<S2, detail::derived_names_t<U::value, Names, names<typename New::name_type...>>>;
@@ -454,23 +488,14 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   }
 
   /// Builds the mesh from per-atom sizes (checked: positive, static ones match, fits int).
-  static basic_mesh from_atom_sizes(const int* sizes) {
+  /// A static mesh stores nothing, but its sizes are checked all the same. nullptr: no sizes
+  /// (only after a diagnostic has fired).
+  static constexpr basic_mesh from_atom_sizes(const int* sizes) {
     basic_mesh m(detail::atom_extents<S.natoms, !is_static>{});
+    if (sizes == nullptr) return m;
+    const int bad = first_bad_atom(sizes);
+    if (bad >= 0) fail_atom_sizes(sizes, bad);  // devmesh: a size is not positive, not the static size, or overflows
     if constexpr (!is_static) {
-      long long total = 1;
-      for (int a = 0; a < S.natoms; ++a) {
-        if (sizes[a] <= 0)
-          detail::throw_mesh_error(std::string(DEVMESH_MSG_NON_POSITIVE) + ": got " + std::to_string(sizes[a]) +
-                                   " for dim '" + std::string(name(atom_owner(a))) + "'");
-        if (S.atom_size[a] != dynamic_size && S.atom_size[a] != sizes[a])
-          detail::throw_mesh_error(std::string(DEVMESH_MSG_STATIC_SIZE_MISMATCH) + ": dim '" +
-                                   std::string(name(atom_owner(a))) + "' is " + std::to_string(S.atom_size[a]) +
-                                   ", got " + std::to_string(sizes[a]));
-        total *= sizes[a];
-        if (total > INT_MAX)
-          detail::throw_mesh_error(std::string(DEVMESH_MSG_OVERFLOW) + ": the sizes multiply to more than " +
-                                   std::to_string(INT_MAX));
-      }
       int stride = 1;
       for (int a = S.natoms - 1; a >= 0; --a) {
         m.extents_base::size[a] = sizes[a];
@@ -687,6 +712,8 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
         return -1;
       }();
       constexpr int ndyn = ((New::size == dynamic_size ? 1 : 0) + ...);
+      constexpr int new_sizes[] = {New::size...};
+      constexpr long long product = detail::saturating_product(new_sizes, sizeof...(New));  // dynamic: 1
       if constexpr (!valid_dims) {
         return false;  // the bad new dim's own check (empty name, non-positive size) has fired
       } else if constexpr (repeats) {
@@ -699,8 +726,10 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
       } else if constexpr (ndyn > 1) {
         detail::require<false, error::unflatten_two_dynamic<name_t<N>>>();
         return false;
+      } else if constexpr (product > INT_MAX) {  // the dynamic one is >= 1: it can never fit
+        detail::require<false, error::size_overflow<dims<typename New::name_type...>>>();
+        return false;
       } else if constexpr (ndyn == 0 && is_static_dim(d)) {
-        constexpr long long product = (1LL * ... * New::size);
         constexpr int whole = static_dim_size(d);
         detail::require<product == whole,
                         error::unflatten_product_mismatch<name_t<N>, size_value<whole>, size_value<static_cast<int>(product)>>>();
@@ -709,6 +738,38 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
         return true;
       }
     }
+  }
+  /// The first atom whose size is not positive or differs from its static size; natoms if
+  /// the sizes multiply to more than INT_MAX; -1 if the sizes are fine.
+  static constexpr int first_bad_atom(const int* sizes) {
+    for (int a = 0; a < S.natoms; ++a)
+      if (sizes[a] <= 0 || (S.atom_size[a] != dynamic_size && S.atom_size[a] != sizes[a])) return a;
+    return detail::saturating_product(sizes, S.natoms) > INT_MAX ? S.natoms : -1;
+  }
+  // Not constexpr: in a constant expression (a static mesh given sizes) a bad size is a
+  // compile error naming this function; at run time it throws, quoting the sizes as given.
+  [[noreturn]] static void fail_atom_sizes(const int* sizes, int a) {
+    if (a == S.natoms) {
+      std::string given;
+      for (int b = 0; b < S.natoms; ++b)
+        given += (b ? ", " : "") + std::string(name(atom_owner(b))) + "=" + std::to_string(sizes[b]);
+      detail::throw_mesh_error(std::string(DEVMESH_MSG_OVERFLOW) + ": the sizes (" + given +
+                               ") multiply to more than " + std::to_string(INT_MAX));
+    }
+    const std::string dim = "dim '" + std::string(name(atom_owner(a))) + "'";
+    if (sizes[a] <= 0)
+      detail::throw_mesh_error(std::string(DEVMESH_MSG_NON_POSITIVE) + ": got " + std::to_string(sizes[a]) + " for " + dim);
+    detail::throw_mesh_error(std::string(DEVMESH_MSG_STATIC_SIZE_MISMATCH) + ": " + dim + " is " +
+                             std::to_string(S.atom_size[a]) + ", got " + std::to_string(sizes[a]));
+  }
+  /// Fires the diagnostic for an unflatten whose layout could not be built; true if it was.
+  template <fixed_string N, auto Sc>
+  static constexpr bool check_unflatten_result() {
+    if constexpr (Sc.error == detail::not_divisible)
+      detail::require<false, error::unflatten_not_divisible<name_t<N>, size_value<Sc.error_b>>>();
+    else if constexpr (Sc.error == detail::needs_static)
+      detail::require<false, error::unflatten_needs_static_sizes<name_t<N>>>();
+    return detail::check_capacity<Sc>() && Sc.error == detail::ok;
   }
   static constexpr bool is_static_dim(int d) {
     for (int i = 0; i < S.dim_count[d]; ++i)
@@ -723,7 +784,8 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
 };
 
 namespace detail {
-static_assert(scratch_capacity == 64, "devmesh: DEVMESH_MSG_TOO_MANY_DIMS quotes the limit: update it");
+static_assert(scratch_capacity == 64, "devmesh: DEVMESH_MSG_TOO_MANY_DIMS and _ATOMS quote the limit: update them");
+static_assert(scratch_entries == 512, "devmesh: DEVMESH_MSG_TOO_MANY_ENTRIES quotes the limit: update it");
 
 template <dim_spec... Dims>
 constexpr scratch root_scratch() {
@@ -743,7 +805,8 @@ constexpr bool check_root() {
   if constexpr (sizeof...(Dims) == 0) {
     require<false, error::mesh_without_dims<dims<typename Dims::name_type...>>>();
   } else {
-    constexpr long long product = (1LL * ... * (Dims::size == dynamic_size ? 1 : Dims::size));
+    constexpr int sizes[] = {Dims::size...};
+    constexpr long long product = saturating_product(sizes, sizeof...(Dims));  // dynamic sizes: 1
     require<(product <= INT_MAX), error::size_overflow<dims<typename Dims::name_type...>>>();
   }
   return true;  // the diagnostic (if any) has fired: a second, plain assertion would only add noise
@@ -779,11 +842,14 @@ class mesh : public basic_mesh<detail::root_structure<Dims...>, names<typename D
   // is a devmesh: diagnostic naming its dynamic dims, not a "deleted function" error.
   DEVMESH_HOST_DEVICE constexpr mesh() : base(static_extents()) {}
 
-  /// Sizes for the dynamic dims, in order (or for all dims, static ones checked), as
-  /// std::extents takes them. Throws mesh_error on a non-positive or mismatched size.
-  template <std::convertible_to<int>... I>
-    requires(sizeof...(I) > 0 && !base::is_static)
-  explicit mesh(I... sizes) : base(make(sizes...)) {}
+  /// Sizes for the dynamic dims, in order, or for every dim (static ones must match), as
+  /// std::extents takes them; a fully static mesh takes every dim's size, checked. Sizes
+  /// are integers: anything else (bool, char, double, a pointer, ...) is a devmesh:
+  /// diagnostic naming the dim. Throws mesh_error on a size that does not fit in an int
+  /// (quoting the value as given), is not positive, or differs from a static size.
+  template <class... I>
+    requires(sizeof...(I) > 0 && !(std::is_base_of_v<base, I> || ...))  // copies stay copies
+  constexpr explicit mesh(I... sizes) : base(make(sizes...)) {}
 
   /// The mesh whose one dynamic dim (if any) is inferred so that it spans `world` ranks.
   /// Throws mesh_error if the static sizes do not divide world.
@@ -818,30 +884,51 @@ class mesh : public basic_mesh<detail::root_structure<Dims...>, names<typename D
   }
 
  private:
-  explicit mesh(const base& b) : base(b) {}
+  constexpr explicit mesh(const base& b) : base(b) {}
   DEVMESH_HOST_DEVICE static constexpr detail::atom_extents<base::structure.natoms, !base::is_static> static_extents() {
     detail::require<base::is_static, error::default_constructed_dynamic_mesh<
                                          typename detail::dynamic_names<dims<>, Dims...>::type>>();
     return {};
   }
   template <class... I>
-  static base make(I... given) {
+  static constexpr base make(I... given) {
     constexpr int n = static_cast<int>(sizeof...(I));
     if constexpr (n != num_dynamic && n != base::ndim) {
       detail::require<false, error::wrong_size_count<size_value<n>, size_value<num_dynamic>, size_value<base::ndim>>>();
       return base::from_atom_sizes(nullptr);
+    } else if constexpr (!check_size_types<I...>()) {
+      return base::from_atom_sizes(nullptr);  // no conversion after the diagnostic: no cascade
     } else {
-      const int in[] = {static_cast<int>(given)...};
+      int in[n]{};
+      int k = 0;
+      ((in[k] = detail::size_as_int(given, base::name(dim_of_arg(k, n))), ++k), ...);
       constexpr int static_sizes[] = {Dims::size...};
       int sizes[base::ndim]{};
-      for (int i = 0, k = 0; i < base::ndim; ++i) {
-        if (n == base::ndim)
-          sizes[i] = in[i];
-        else
-          sizes[i] = static_sizes[i] == dynamic_size ? in[k++] : static_sizes[i];
-      }
+      for (int i = 0, j = 0; i < base::ndim; ++i)
+        sizes[i] = n == base::ndim ? in[i] : static_sizes[i] == dynamic_size ? in[j++] : static_sizes[i];
       return base::from_atom_sizes(sizes);
     }
+  }
+  /// The dim that size argument k of n is for: dim k if n == ndim, else the k-th dynamic dim.
+  static constexpr int dim_of_arg(int k, int n) {
+    constexpr int static_sizes[] = {Dims::size...};
+    for (int d = 0; d < base::ndim; ++d)
+      if ((n == base::ndim || static_sizes[d] == dynamic_size) && k-- == 0) return d;
+    return 0;
+  }
+  /// Fires size_not_integer<dim, type> for the first size argument that is not an integer.
+  template <class... I>
+  static constexpr bool check_size_types() {
+    constexpr int bad = [] {
+      constexpr bool ok[] = {detail::is_size_type<I>...};
+      for (int k = 0; k < static_cast<int>(sizeof...(I)); ++k)
+        if (!ok[k]) return k;
+      return -1;
+    }();
+    if constexpr (bad >= 0)
+      detail::require<false, error::size_not_integer<detail::name_of<typename base::names_type, dim_of_arg(bad, sizeof...(I))>,
+                                                     std::tuple_element_t<bad, std::tuple<I...>>>>();
+    return bad < 0;
   }
 };
 

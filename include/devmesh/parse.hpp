@@ -6,6 +6,7 @@
 // Grammar (docs/parse.md):
 //   spec  := entry (',' entry)*          every dim of the mesh exactly once, any order
 //   entry := name '=' size
+//   name  := a dim's name, which has no '=', ',', space or tab (checked at compile time)
 //   size  := [1-9][0-9]*                 plain decimal, fits in int
 //          | '*' | 'auto' | '-1'         at most one dim: inferred from the world size
 // Spaces and tabs around names, '=', sizes and ',' are ignored; any other byte that is
@@ -34,6 +35,21 @@ struct parsed_mesh_traits {
 template <dim_spec... D>
 struct parsed_mesh_traits<mesh<D...>> {
   static constexpr std::array<int, sizeof...(D)> static_sizes{D::size...};
+  /// The first dim whose name cannot be written in a spec ('=', ',', a space or a tab in
+  /// it), or -1.
+  static constexpr int unwritable = [] {
+    constexpr std::string_view names[] = {D::name.view()...};
+    for (int d = 0; d < static_cast<int>(sizeof...(D)); ++d)
+      if (names[d].find_first_of("=, \t") != std::string_view::npos) return d;
+    return -1;
+  }();
+  /// Fires error::unparsable_dim_name<name, dims<...>> if a name cannot be written.
+  static constexpr bool check_names() {
+    if constexpr (unwritable >= 0)
+      require<false, error::unparsable_dim_name<name_at<unwritable, typename D::name_type...>,
+                                                 dims<typename D::name_type...>>>();
+    return unwritable < 0;
+  }
 };
 
 /// The input as it may appear in a message: printable ASCII kept, other bytes as \xNN,
@@ -102,6 +118,8 @@ inline void parse_sizes(std::string_view spec, std::span<const std::string_view>
     const std::string_view name = trim_blanks(entry.substr(0, eq));
     const std::string_view value = trim_blanks(entry.substr(eq + 1));
     if (name.empty()) fail("devmesh: mesh spec entry " + quote_input(entry) + " has no dim name before '='");
+    if (name.find_first_of(" \t") != std::string_view::npos)
+      fail("devmesh: dim name " + quote_input(name) + " in mesh spec has a space or tab in it (no dim name has one)");
     int d = 0;
     while (d < n && names[static_cast<std::size_t>(d)] != name) ++d;
     if (d == n) fail("devmesh: unknown dim " + quote_input(name) + " in mesh spec; the dims are " + list_names(names));
@@ -183,17 +201,24 @@ inline void parse_sizes(std::string_view spec, std::span<const std::string_view>
 }
 
 template <class M>
-M parse_mesh_impl(std::string_view spec, int world) {
-  using traits = parsed_mesh_traits<M>;
+M parse_checked_mesh(std::string_view spec, int world) {
   constexpr int n = M::ndim;
   std::array<std::string_view, n> names{};
   for (int d = 0; d < n; ++d) names[static_cast<std::size_t>(d)] = M::names_type::views[d];
   std::array<int, n> sizes{};
-  parse_sizes(spec, names, traits::static_sizes, world, sizes);
+  parse_sizes(spec, names, parsed_mesh_traits<M>::static_sizes, world, sizes);
   if constexpr (M::is_static)
     return M{};
   else
     return std::apply([](auto... s) { return M(s...); }, sizes);
+}
+
+template <class M>
+M parse_mesh_impl(std::string_view spec, int world) {
+  if constexpr (!parsed_mesh_traits<M>::check_names())
+    throw_mesh_error(DEVMESH_MSG_UNPARSABLE_NAME);  // after the diagnostic: no cascade
+  else
+    return parse_checked_mesh<M>(spec, world);
 }
 
 }  // namespace detail

@@ -16,14 +16,39 @@
 // are the mesh's dims; the rest are aliases (flattened names, or dims kept reachable
 // after a slice) that can be named but do not count in ndim, size() or coordinate().
 #pragma once
+#include <climits>
+
 #include "config.hpp"
 
 namespace devmesh::detail {
 
-inline constexpr int scratch_capacity = 64;
-inline constexpr int scratch_entries = 512;
+inline constexpr int scratch_capacity = 64;  // atoms, and dims (aliases included)
+inline constexpr int scratch_entries = 512;  // atoms of all dims together
+
+enum error_code : int {
+  ok = 0,
+  overlap = 1,        // error_a, error_b: two requested dims share an atom
+  not_divisible = 2,  // error_a: new dim, error_b: its size
+  needs_static = 3,   // a multi-atom dim split with dynamic sizes
+  dims_full = 4,      // error_a: the dims needed (> scratch_capacity)
+  atoms_full = 5,     // error_a: the atoms needed (> scratch_capacity)
+  entries_full = 6,   // error_a: the atom entries needed (> scratch_entries)
+};
+
+/// The product of `sizes` (dynamic_size counted as 1), saturated at INT_MAX + 1: it never
+/// overflows, and a result > INT_MAX means "more ranks than an int can count".
+constexpr long long saturating_product(const int* sizes, int n) {
+  long long p = 1;
+  for (int i = 0; i < n; ++i) {
+    if (sizes[i] != dynamic_size) p *= sizes[i];
+    if (p > INT_MAX || p < -INT_MAX) return INT_MAX + 1LL;
+  }
+  return p;
+}
 
 /// A structure under construction: fixed capacity, compacted into `structure` after.
+/// Every capacity overflow is recorded in `error` (the first one wins) and the addition is
+/// skipped, so the arrays are never overrun and the caller reports it as a diagnostic.
 struct scratch {
   int natoms = 0;
   int atom_size[scratch_capacity]{};  // static size, or dynamic_size
@@ -40,21 +65,24 @@ struct scratch {
   int error_a = 0;
   int error_b = 0;
 
+  /// True (and recorded, if first) if `needed` exceeds `limit`.
+  constexpr bool full(error_code what, int needed, int limit) {
+    if (needed <= limit) return false;
+    if (error == ok) {
+      error = what;
+      error_a = needed;
+    }
+    return true;
+  }
+
   constexpr void add_dim(const int* atoms, int count, int src) {
+    if (full(dims_full, ndims + 1, scratch_capacity) || full(entries_full, nentries + count, scratch_entries)) return;
     dim_first[ndims] = nentries;
     dim_count[ndims] = count;
     source[ndims] = src;
     for (int i = 0; i < count; ++i) dim_atoms[nentries++] = atoms[i];
     ++ndims;
   }
-};
-
-enum error_code : int {
-  ok = 0,
-  overlap = 1,          // error_a, error_b: two requested dims share an atom
-  not_divisible = 2,    // error_a: new dim, error_b: its size
-  needs_static = 3,     // a multi-atom dim split with dynamic sizes
-  too_big = 4,          // more atoms or dims than the scratch holds
 };
 
 /// The compacted, structural form used as a template argument.
@@ -140,7 +168,7 @@ constexpr void keep_covered_aliases(const scratch& in, scratch& out, const bool*
       for (int p = 0; p < out.nprimary && !found; ++p) found = has_atom(out, p, atom);
       covered = found;
     }
-    if (covered && out.ndims < scratch_capacity)
+    if (covered)
       out.add_dim(in.dim_atoms + in.dim_first[d], in.dim_count[d], d);
   }
 }
@@ -184,7 +212,8 @@ constexpr scratch flatten_alias(const scratch& in, const int (&sel)[K]) {
   int atoms[scratch_capacity]{};
   int n = 0;
   for (int i = 0; i < K; ++i)
-    for (int j = 0; j < in.dim_count[sel[i]]; ++j) atoms[n++] = in.dim_atoms[in.dim_first[sel[i]] + j];
+    for (int j = 0; j < in.dim_count[sel[i]] && n < scratch_capacity; ++j)  // n < capacity unless overlapping
+      atoms[n++] = in.dim_atoms[in.dim_first[sel[i]] + j];
   out.add_dim(atoms, n, -1);
   return out;
 }
@@ -210,6 +239,7 @@ constexpr scratch flatten_all(const scratch& in) {
 /// first), in the atom list and in every dim that uses it. Strides stay row-major.
 constexpr scratch split_atom(const scratch& s, int a, const int* sizes, int k) {
   scratch out{};
+  if (out.full(atoms_full, s.natoms + k - 1, scratch_capacity)) return out;
   out.natoms = 0;
   for (int i = 0; i < s.natoms; ++i) {
     if (i == a)
@@ -250,6 +280,7 @@ constexpr scratch unflatten(const scratch& in, int d, const int (&sizes)[K]) {
   if (m == 1) {
     const int a = dim_atoms[0];
     s = split_atom(s, a, sizes, K);
+    if (s.error != ok) return s;
     for (int j = 0; j < K; ++j) {
       new_atoms[j][0] = a + j;
       new_count[j] = 1;
@@ -322,6 +353,7 @@ constexpr scratch unflatten(const scratch& in, int d, const int (&sizes)[K]) {
     for (int q = 0; q < m; ++q) {
       const int i = order[q];
       if (npieces[i] > 1) s = split_atom(s, dim_atoms[i], pieces[i], npieces[i]);
+      if (s.error != ok) return s;
     }
     // New index of the first piece of each atom of d.
     int first_piece[scratch_capacity]{};

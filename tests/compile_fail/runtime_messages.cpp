@@ -52,7 +52,11 @@ TEST_CASE("dynamic sizes") {
   CHECK(message_of([] { (void)hsdp(2, 8); }) ==
         "devmesh: a size given for a static dim differs from its static size: dim 'shard' is 4, got 8");
   CHECK(message_of([] { (void)two(65536, 65536); }) ==
-        std::string(DEVMESH_MSG_OVERFLOW) + ": the sizes multiply to more than 2147483647");
+        std::string(DEVMESH_MSG_OVERFLOW) + ": the sizes (a=65536, b=65536) multiply to more than 2147483647");
+  CHECK(message_of([] { (void)two(4294967298LL, 2); }) ==
+        "devmesh: a dim size does not fit in an int (ranks are int, as in MPI and NCCL): got 4294967298 for dim 'a'");
+  CHECK(message_of([] { (void)mesh3d(2, 3, 2); }) ==
+        "devmesh: a size given for a static dim differs from its static size: dim 'cp' is 2, got 3");
 }
 
 TEST_CASE("for_world") {
@@ -85,6 +89,6 @@ TEST_CASE("unflatten of a dynamic dim") {
 TEST_CASE("every message starts with devmesh:") {
   for (const std::string m : {DEVMESH_MSG_RANK_RANGE, DEVMESH_MSG_COORD_RANGE, DEVMESH_MSG_NON_POSITIVE,
                               DEVMESH_MSG_STATIC_SIZE_MISMATCH, DEVMESH_MSG_OVERFLOW, DEVMESH_MSG_WORLD_MISMATCH,
-                              DEVMESH_MSG_UNFLATTEN_PRODUCT})
+                              DEVMESH_MSG_UNFLATTEN_PRODUCT, DEVMESH_MSG_SIZE_RANGE})
     CHECK(m.rfind("devmesh: ", 0) == 0);
 }

@@ -6,6 +6,8 @@
 #include <devmesh/devmesh.hpp>
 
 #include <climits>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace dm = devmesh;
@@ -60,10 +62,53 @@ TEST_CASE("a size given for a static dim must match it") {
   CHECK(hsdp(2, 4).size() == 8);
 }
 
+TEST_CASE("sizes out of int range: an error quoting the value as given, never a silent cast") {
+  auto msg = error_of([] { (void)dyn2(4294967298LL, 2); });  // a cast would make it 2
+  CHECK(starts_with(msg, DEVMESH_MSG_SIZE_RANGE));
+  CHECK(has(msg, "got 4294967298 for dim 'dp'"));
+  msg = error_of([] { (void)dyn2(2, -4294967298LL); });  // a cast would make it -2
+  CHECK(starts_with(msg, DEVMESH_MSG_SIZE_RANGE));
+  CHECK(has(msg, "got -4294967298 for dim 'tp'"));
+  msg = error_of([] { (void)dyn2(std::uint64_t{1} << 63, 2u); });
+  CHECK(has(msg, "got 9223372036854775808 for dim 'dp'"));
+  CHECK(has(error_of([] { (void)dyn2(2u, 2147483648u); }), "got 2147483648 for dim 'tp'"));
+  // One size per dynamic dim, or one per dim: the message names the dim the size was for.
+  CHECK(has(error_of([] { (void)hsdp(1LL << 40); }), "got 1099511627776 for dim 'replicate'"));
+  CHECK(has(error_of([] { (void)hsdp(2, 4294967300LL); }), "got 4294967300 for dim 'shard'"));
+  // In range: any integer type, the bounds included.
+  CHECK(dyn2(std::size_t{3}, short{2}).shape() == std::array{3, 2});
+  CHECK(dyn2(static_cast<long long>(INT_MAX), std::uint8_t{1}).size() == INT_MAX);
+  CHECK(hsdp(2L, 4ULL).size() == 8);
+  CHECK(starts_with(error_of([] { (void)dyn2(static_cast<long long>(INT_MIN), 1); }), DEVMESH_MSG_NON_POSITIVE));
+}
+
+TEST_CASE("a mesh is copied, not taken as a size") {
+  hsdp a(2);
+  hsdp b(a);  // a non-const lvalue: the copy constructor, not the sizes constructor
+  const hsdp c(b);
+  hsdp d = c;
+  CHECK(d.size<"replicate">() == 2);
+}
+
+TEST_CASE("a fully static mesh takes every dim's size, checked") {
+  CHECK(mesh3d(2, 2, 2).size() == 8);
+  CHECK(mesh3d(2L, 2u, std::size_t{2}).shape() == std::array{2, 2, 2});
+  auto msg = error_of([] { (void)mesh3d(2, 3, 2); });
+  CHECK(starts_with(msg, DEVMESH_MSG_STATIC_SIZE_MISMATCH));
+  CHECK(has(msg, "dim 'cp' is 2, got 3"));
+  CHECK(starts_with(error_of([] { (void)mesh3d(2, 2, 0); }), DEVMESH_MSG_NON_POSITIVE));
+  CHECK(has(error_of([] { (void)mesh3d(2, 2, 4294967298LL); }), "got 4294967298 for dim 'tp'"));
+  // In a constant expression too (a mismatch there is the compile-fail case
+  // static_size_mismatch_constexpr).
+  constexpr mesh3d m(2, 2, 2);
+  static_assert(m.size() == 8);
+}
+
 TEST_CASE("sizes whose product overflows int") {
   const auto msg = error_of([] { (void)dyn2(65536, 65536); });
   CHECK(starts_with(msg, DEVMESH_MSG_OVERFLOW));
   CHECK(has(msg, std::to_string(INT_MAX).c_str()));
+  CHECK(has(msg, "the sizes (dp=65536, tp=65536) multiply to more than"));  // the sizes as given
   CHECK(starts_with(error_of([] { (void)hsdp(INT_MAX / 4 + 1); }), DEVMESH_MSG_OVERFLOW));
   CHECK(hsdp(INT_MAX / 4).size() == INT_MAX / 4 * 4);  // the largest that fits
 }
@@ -106,6 +151,12 @@ TEST_CASE("unflatten of a dynamic dim: the new sizes must multiply to it") {
   const auto u = m.unflatten<"dp", dm::dim<"a", 3>, dm::dim<"b">>();
   CHECK(u.shape() == std::array{3, 2, 2});
   CHECK(m.unflatten<"dp", dm::dim<"a", 2>, dm::dim<"b", 3>>().shape() == std::array{2, 3, 2});
+  // Large static new sizes (their product fits in an int): an error, not a division by 0.
+  msg = error_of([&] { (void)m.unflatten<"dp", dm::dim<"a", 65536>, dm::dim<"b", 16384>, dm::dim<"c">>(); });
+  CHECK(starts_with(msg, DEVMESH_MSG_UNFLATTEN_PRODUCT));
+  CHECK(has(msg, "1073741824"));
+  // (Static new sizes that multiply to more than INT_MAX are the compile-fail case
+  // unflatten_overflow: they could never fit, whatever the dim's run-time size.)
   // A static dim split into an inferred part checks at run time too.
   CHECK(starts_with(error_of([] { (void)mesh3d{}.unflatten<"dp", dm::dim<"x", 4>, dm::dim<"y">>(); }),
                     DEVMESH_MSG_UNFLATTEN_PRODUCT));

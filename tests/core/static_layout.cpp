@@ -25,6 +25,11 @@ static_assert(std::is_empty_v<mesh3d>);
 static_assert(std::ranges::random_access_range<decltype(m.group<"tp">(0))>);
 static_assert(std::ranges::sized_range<decltype(m.group<"tp">(0))>);
 
+// A fully static mesh also takes its sizes, checked against the static ones (a mismatch
+// here is the compile-fail case static_size_mismatch_constexpr), from any integer type.
+constexpr mesh3d sized(2, 2L, 2u);
+static_assert(sized.size() == 8 && sized.shape() == m.shape());
+
 // Transposed order: same members, rank order follows the names given.
 static_assert(std::ranges::equal(m.group<"cp", "dp">(1), std::array{1, 5, 3, 7}));
 // Split arguments: color = first rank of the group, key = index in it.

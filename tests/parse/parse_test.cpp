@@ -73,8 +73,21 @@ TEST_CASE("unknown name lists the dims that exist") {
   CHECK_REJECTS(dm::parse_mesh<hsdp>("replicate=2,shards=4"),
                 "devmesh: unknown dim \"shards\" in mesh spec; the dims are replicate, shard");
   CHECK_REJECTS(dm::parse_mesh<hsdp>("Replicate=2,shard=4"), "unknown dim \"Replicate\"");  // case matters
-  CHECK_REJECTS(dm::parse_mesh<hsdp>("repl icate=2,shard=4"), "unknown dim \"repl icate\"");
   CHECK_REJECTS(dm::parse_mesh<hsdp>("=2,shard=4"), "has no dim name before '='");
+}
+
+TEST_CASE("a space or tab inside a name is a typo, whatever the mesh's names") {
+  CHECK_REJECTS(dm::parse_mesh<hsdp>("repl icate=2,shard=4"),
+                "devmesh: dim name \"repl icate\" in mesh spec has a space or tab in it (no dim name has one)");
+  CHECK_REJECTS(dm::parse_mesh<hsdp>("replicate=2, sh\tard =4"), "dim name \"sh\\x09ard\" in mesh spec has a space");
+  // The parser itself, given a name with a space (parse_mesh<M> for such an M does not
+  // compile: the compile-fail case parse_mesh_unwritable_name): still no match.
+  const std::string_view names[] = {"a b", "c"};
+  const int statics[] = {dm::dynamic_size, dm::dynamic_size};
+  int out[2]{};
+  CHECK_REJECTS(dm::detail::parse_sizes("a b=2,c=3", names, statics, -1, out), "dim name \"a b\" in mesh spec");
+  // Blanks around names stay fine.
+  CHECK(parsed<hsdp>(" replicate\t=2,\tshard =4") == "replicate=2,shard=4");
 }
 
 TEST_CASE("missing dim") {

@@ -1,0 +1,13 @@
+// Misuse: unflatten into static sizes whose product (2^64) cannot fit in an int, with one inferred dim
+// expect: devmesh: the mesh has more ranks than an int can count
+// expect: size_overflow<.*hana::string<'w'>.*hana::string<'x'>.*hana::string<'y'>.*hana::string<'z'>.*hana::string<'q'>
+#include <devmesh/devmesh.hpp>
+
+namespace dm = devmesh;
+using namespace dm::literals;
+using one = dm::mesh<dm::dim<"dp">>;
+
+void misuse() {
+  (void)one(4).unflatten<"dp", dm::dim<"w", 65536>, dm::dim<"x", 65536>, dm::dim<"y", 65536>,
+                         dm::dim<"z", 65536>, dm::dim<"q">>();
+}
