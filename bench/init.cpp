@@ -1,7 +1,10 @@
 // bench/init.cpp: creating one communicator per mesh dim, four ways, under mpirun -np N.
 //
-//   devmesh        dm::init_device_mesh: one MPI_Comm_split per dim (plus its agreement
-//                  checks: an all-gather of errors and one of the mesh's fingerprint)
+//   devmesh        dm::init_device_mesh: MPI_Comm_idup of the world (the mesh's private
+//                  control communicator), one MPI_Comm_split per dim, and its agreement
+//                  steps: all-reduces of an error flag, of the mesh's SHA-256 digest (8
+//                  words) and of each split's outcome. collective_bytes_received is what
+//                  those deliver per rank: constant in the world size (an all-gather would grow)
 //   pytorch        PyTorch's new_group pattern (_init_process_groups without split_group):
 //                  for every dim, materialise the rank tensor, swapdims + reshape, and let
 //                  EVERY rank create EVERY subgroup (MPI_Comm_create is collective over the
@@ -167,7 +170,7 @@ struct bench_mesh {
     constexpr int nm = 5;
     const char* methods[nm] = {"devmesh", "pytorch", "create_group", "cart", "split_only"};
     std::vector<double> times[nm];
-    long creates[nm] = {}, collectives[nm] = {};
+    long creates[nm] = {}, collectives[nm] = {}, received[nm] = {};
     for (int rep = 0; rep < reps; ++rep) {
       for (int k = 0; k < nm; ++k) {
         const int method = (rep + k) % nm;  // rotate the order: no method always goes first
@@ -184,14 +187,17 @@ struct bench_mesh {
         const double local = MPI_Wtime() - t0;
         const long created = bench::mpi_calls.comm_create - before.comm_create;
         const long other = bench::mpi_calls.collective - before.collective;
+        const long bytes = bench::mpi_calls.received_bytes - before.received_bytes;
         double slowest = 0;
-        long max_created = 0, max_other = 0;
+        long max_created = 0, max_other = 0, max_bytes = 0;
         check(PMPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD), "MPI_Reduce");
         check(PMPI_Reduce(&created, &max_created, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD), "MPI_Reduce");
         check(PMPI_Reduce(&other, &max_other, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD), "MPI_Reduce");
+        check(PMPI_Reduce(&bytes, &max_bytes, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD), "MPI_Reduce");
         times[method].push_back(slowest);
         creates[method] = max_created;
         collectives[method] = max_other;
+        received[method] = max_bytes;
         if (rep == 0 && method != 0) {  // check the groups once, against a fresh devmesh mesh
           const auto ref = dm::init_device_mesh(world, layout);
           same_groups(devmesh_comms(ref), comms, methods[method]);
@@ -204,8 +210,10 @@ struct bench_mesh {
       std::sort(times[m].begin(), times[m].end());
       std::printf(
           "{\"np\": %d, \"mesh\": \"%s\", \"ndim\": %d, \"method\": \"%s\", \"comm_create_calls\": %ld, "
-          "\"other_collectives\": %ld, \"median_s\": %.9g, \"min_s\": %.9g, \"reps\": %d}\n",
-          world_size, label.c_str(), Layout::ndim, methods[m], creates[m], collectives[m], times[m][times[m].size() / 2],
+          "\"other_collectives\": %ld, \"collective_bytes_received\": %ld, \"median_s\": %.9g, \"min_s\": %.9g, "
+          "\"reps\": %d}\n",
+          world_size, label.c_str(), Layout::ndim, methods[m], creates[m], collectives[m], received[m],
+          times[m][times[m].size() / 2],
           times[m].front(), reps);
     }
     std::fflush(stdout);

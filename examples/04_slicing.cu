@@ -26,7 +26,7 @@ using mesh_3d = dm::mesh<dm::dim<"replicate", 2>, dm::dim<"shard", 2>, dm::dim<"
 template <class Comm>
 int run(Comm& world) {
   auto mesh = dm::init_device_mesh<mesh_3d>(world);
-  const int created = mesh.communicator_count();  // one per dim that is not the whole world
+  const int created = mesh.communicator_count();  // a private one, then one per dim
 
   auto hsdp = mesh.template slice<"replicate", "shard">();  // 2-D, same communicators
   auto tp = mesh["tp"_dim];                                 // 1-D

@@ -7,9 +7,11 @@
 #pragma once
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "config.hpp"
+#include "deadline.hpp"
 
 namespace devmesh {
 
@@ -40,7 +42,8 @@ inline constexpr int no_color = -1;
 template <class C>
 concept communicator = std::movable<C> && requires(C& c, const C& cc, int color, int key,
                                                    const typename C::options_type& opts,
-                                                   const void* in, void* out, std::size_t n) {
+                                                   const void* in, void* out, std::size_t n,
+                                                   std::uint64_t* words, const deadline& d) {
   typename C::native_type;
   typename C::options_type;   // per-communicator creation options (NCCL config, MPI info)
   typename C::stream_type;    // cudaStream_t for NCCL, no_stream for MPI
@@ -50,8 +53,15 @@ concept communicator = std::movable<C> && requires(C& c, const C& cc, int color,
   { cc.native() } -> std::same_as<typename C::native_type>;
   // Collective over cc: every rank of cc calls it. color == no_color: no group, invalid C.
   { cc.split(color, key, opts) } -> std::same_as<C>;
-  // Collective over cc: n bytes from every rank, gathered in rank order into out (host memory).
-  { cc.all_gather_bytes(in, out, n) } -> std::same_as<void>;
+  // The control plane: devmesh's own collective steps, in host memory, each bounded by a
+  // deadline. Past it they throw devmesh::timeout_error, and cc is unusable afterwards.
+  // n bytes from every rank, gathered in rank order into out:
+  { cc.all_gather_bytes(in, out, n, d) } -> std::same_as<void>;
+  // In place, element-wise maximum of n words over every rank (min is max of ~x):
+  { cc.all_reduce_max(words, n, d) } -> std::same_as<void>;
+  // A communicator of the same ranks in the same order that no one else uses (the mesh's
+  // private control plane; MPI_Comm_idup). Collective over cc.
+  { cc.duplicate(d) } -> std::same_as<C>;
   // Best-effort abort of this communicator's pending work; never throws.
   { c.abort() } noexcept;
   { C::backend_name() } -> std::convertible_to<const char*>;

@@ -17,6 +17,7 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -33,7 +34,10 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "collective_check.hpp"
 #include "config.hpp"
+#include "consensus.hpp"
+#include "deadline.hpp"
 #include "diagnostics.hpp"
 #include "dim.hpp"
 #include "fixed_string.hpp"
@@ -42,9 +46,11 @@
 
 namespace devmesh {
 
-/// How a device mesh creates its communicators.
-///   options.per_dim["tp"] = ...;   // backend options of one dim (by name; aliases too)
-///   options.lazy = true;           // create each dim's communicator on first use
+/// How a device mesh creates its communicators, and the runtime contract's knobs.
+///   options.per_dim["tp"] = ...;        // backend options of one dim (by name; aliases too)
+///   options.lazy = true;                // create each dim's communicator on first use
+///   options.timeout = 30s;              // bound of devmesh's own collective steps
+///   options.check_collectives = true;   // every collective checks its arguments first
 template <communicator Comm>
 struct device_mesh_options {
   using comm_options = typename Comm::options_type;
@@ -54,8 +60,21 @@ struct device_mesh_options {
   std::map<std::string, comm_options, std::less<>> per_dim{};
   /// Opt-in: create a dim's communicator on its first use instead of at init. The first
   /// use is then collective over all the mesh's ranks (every member must make it, in the
-  /// same order); the parent of these splits is the communicator of the whole mesh.
+  /// same order); the parent of these splits is a communicator of the whole mesh.
   bool lazy = false;
+  /// Bound of every collective step devmesh takes on its own behalf (init, consistency
+  /// check, communicator creation, flatten, unflatten, from_comms, the collective check).
+  /// 0: DEVMESH_TIMEOUT (seconds) from the environment, else 600 s.
+  std::chrono::milliseconds timeout{0};
+  /// Every collective first agrees across its group on operation, element type, counts,
+  /// root and op, and throws on every rank on a difference. Also on when the environment
+  /// has DEVMESH_CHECK_COLLECTIVES=1. Off: one branch per collective.
+  bool check_collectives = false;
+  /// Opt-in: dims whose groups are identical (same ranks, same order) and whose options are
+  /// equal share one communicator (on NCCL a communicator costs GPU memory). Collectives on
+  /// dims that share one must then not run concurrently from two threads. Default: every
+  /// dim has its own communicator, as in PyTorch.
+  bool share_equal_groups = false;
 
   /// The options dim `name` is created with.
   const comm_options& for_dim(std::string_view name) const {
@@ -120,42 +139,8 @@ inline std::string key_string(const group_key& k) {
   return s;
 }
 
-/// Which atoms each dim has: hashed with the descriptor in case two structures print alike.
-template <class Layout>
-std::string structure_string() {
-  constexpr auto S = Layout::structure;
-  std::string structure;
-  for (int i = 0; i < S.ndims; ++i) {
-    structure += std::to_string(S.dim_count[i]) + ":";
-    for (int j = 0; j < S.dim_count[i]; ++j) structure += std::to_string(S.dim_atoms[S.dim_first[i] + j]) + ",";
-  }
-  return structure;
-}
-
-inline std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 14695981039346656037ull) {
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-/// "0-2,4,6-7"
-inline std::string rank_ranges(const std::vector<int>& ranks) {
-  std::string out;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(ranks[i]);
-    if (j > i) out += '-' + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return out;
-}
-inline std::string ranks_phrase(const std::vector<int>& ranks) {
-  return (ranks.size() == 1 ? "rank " : "ranks ") + rank_ranges(ranks);
-}
-
 /// Optional backend hooks (documented in docs/runtime.md): options that can describe
-/// themselves enter the consistency fingerprint; options with a `name` string get
+/// themselves enter the consistency check; options with a `name` string get
 /// "mesh:<dim>" when left empty (NCCL commName, MPI_Comm_set_name).
 template <class O>
 std::string describe_options(const O& o) {
@@ -170,149 +155,138 @@ O named_options(O o, std::string_view dim) {
     if (o.name.empty()) o.name = "mesh:" + std::string(dim);
   return o;
 }
-
-inline constexpr std::size_t message_bytes = 512;
-
-/// Collective over `world`: every rank says whether its step succeeded. If any failed,
-/// every rank throws a mesh_error naming the failed ranks and the first failure's message,
-/// so that a failure on some ranks never leaves the others hanging.
-template <communicator Comm>
-void agree(const Comm& world, const std::string& local_error, std::string_view what) {
-  const int n = world.size();
-  const std::int32_t failed = local_error.empty() ? 0 : 1;
-  std::vector<std::int32_t> flags(static_cast<std::size_t>(n));
-  world.all_gather_bytes(&failed, flags.data(), sizeof failed);
-  if (std::none_of(flags.begin(), flags.end(), [](std::int32_t f) { return f != 0; })) return;
-  std::array<char, message_bytes> mine{};
-  std::memcpy(mine.data(), local_error.data(), std::min(local_error.size(), message_bytes - 1));
-  std::vector<char> all(static_cast<std::size_t>(n) * message_bytes);
-  world.all_gather_bytes(mine.data(), all.data(), message_bytes);
-  std::vector<int> bad;
-  for (int r = 0; r < n; ++r)
-    if (flags[static_cast<std::size_t>(r)]) bad.push_back(r);
-  std::string msg = "devmesh: " + std::string(what) + " failed on " + ranks_phrase(bad) + " of " +
-                    std::to_string(n) + "; rank " + std::to_string(bad.front()) + ": " +
-                    std::string(all.data() + static_cast<std::size_t>(bad.front()) * message_bytes);
-  if (failed && bad.front() != world.rank()) msg += "; this rank (" + std::to_string(world.rank()) + "): " + local_error;
-  throw mesh_error(msg);
+template <class O>
+std::string options_name(const O& o) {
+  if constexpr (requires { { o.name } -> std::convertible_to<std::string>; })
+    return o.name;
+  else
+    return {};
 }
 
-/// Collective over `world`: all-gathers a hash of `descriptor` (and of `hidden`, which is
-/// hashed but not shown); if the hashes differ, every rank throws a mesh_error listing which
-/// ranks have which descriptor.
-template <communicator Comm>
-void check_same_everywhere(const Comm& world, const std::string& descriptor, std::string_view what,
-                           std::string_view hidden = {}) {
-  const int n = world.size();
-  const std::uint64_t h = fnv1a(hidden, fnv1a(descriptor));
-  std::vector<std::uint64_t> hashes(static_cast<std::size_t>(n));
-  world.all_gather_bytes(&h, hashes.data(), sizeof h);
-  if (std::all_of(hashes.begin(), hashes.end(), [&](std::uint64_t x) { return x == hashes[0]; })) return;
-  std::array<char, message_bytes> mine{};
-  std::memcpy(mine.data(), descriptor.data(), std::min(descriptor.size(), message_bytes - 1));
-  std::vector<char> all(static_cast<std::size_t>(n) * message_bytes);
-  world.all_gather_bytes(mine.data(), all.data(), message_bytes);
-  // Group ranks by hash, groups in order of their first rank.
-  std::vector<std::pair<std::uint64_t, std::vector<int>>> groups;
-  for (int r = 0; r < n; ++r) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.first == hashes[static_cast<std::size_t>(r)]; });
-    if (it == groups.end())
-      groups.push_back({hashes[static_cast<std::size_t>(r)], {r}});
-    else
-      it->second.push_back(r);
+/// Which atoms each dim has: digested with the descriptor in case two structures print alike.
+template <class Layout>
+std::string structure_string() {
+  constexpr auto S = Layout::structure;
+  std::string structure;
+  for (int i = 0; i < S.ndims; ++i) {
+    structure += std::to_string(S.dim_count[i]) + ":";
+    for (int j = 0; j < S.dim_count[i]; ++j) structure += std::to_string(S.dim_atoms[S.dim_first[i] + j]) + ",";
   }
-  // The smallest groups first: they are usually the odd ones out.
-  std::stable_sort(groups.begin(), groups.end(), [](auto& a, auto& b) { return a.second.size() < b.second.size(); });
-  std::string msg = "devmesh: " + std::string(what) + ": the ranks disagree on the device mesh: ";
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    const auto& ranks = groups[g].second;
-    msg += (g ? "; " : "") + ranks_phrase(ranks) + (ranks.size() == 1 ? " has " : " have ") +
-           std::string(all.data() + static_cast<std::size_t>(ranks.front()) * message_bytes);
-  }
-  throw mesh_error(msg);
+  return structure;
+}
+
+/// Every dim of m with its group key: what the ranks must agree on before creating.
+template <class Layout>
+descriptor layout_descriptor(const Layout& m, std::string details) {
+  descriptor d{to_string(m), std::move(details)};
+  for (int i = 0; i < Layout::ndim_with_aliases; ++i)
+    d.details += " " + std::string(Layout::name(i)) + key_string(group_key_of(m, i));
+  d.details += " structure " + structure_string<Layout>();
+  return d;
 }
 
 /// The state shared by every handle derived from one init_device_mesh / from_comms call.
 template <communicator Comm>
 struct mesh_state {
+  /// One dim's communicator: one per (name, groups). Several entries hold the same
+  /// communicator only under options.share_equal_groups.
   struct entry {
+    std::string name;
     group_key key;
-    std::optional<Comm> comm;  // empty when the entry reuses the world communicator
-    std::string first_dim;     // the dim that created it (for messages)
+    std::string options;  // the dim's options, described (sharing needs equal ones)
+    std::shared_ptr<Comm> comm;
   };
 
   std::optional<Comm> owned_world;  // set when the mesh owns the world communicator
   const Comm* world = nullptr;
+  std::optional<Comm> control;    // private duplicate of the world: devmesh's own steps
+  std::optional<Comm> lazy_root;  // lazy mode: the mesh's members, parent of lazy splits
   int world_rank = 0;
   int world_size = 0;
   int root_size = 0;
   device_mesh_options<Comm> options;
+  std::chrono::milliseconds timeout = default_timeout;
+  bool check_collectives = false;
   std::vector<std::unique_ptr<entry>> cache;  // in creation order
-  const entry* root = nullptr;                // lazy mode: the parent of the splits
   int created = 0;
 
   mesh_state() = default;
   mesh_state(const mesh_state&) = delete;
   mesh_state& operator=(const mesh_state&) = delete;
-  // Splits first, in reverse creation order, then the world (declared first).
+  // The dims' communicators in reverse creation order, then lazy_root, control and the
+  // world (declared in that order).
   ~mesh_state() {
     while (!cache.empty()) cache.pop_back();
   }
 
   bool is_member() const { return world_rank < root_size; }
+  deadline start_step() const { return deadline::after(timeout); }
 
-  /// The communicator with groups k; among equals, the one made for dim `name` (from_comms
-  /// may adopt two communicators with the same groups, e.g. two dims of size 1).
-  const entry* find(const group_key& k, std::string_view name = {}) const {
-    const entry* found = nullptr;
+  const entry* find(std::string_view name, const group_key& k) const {
     for (const auto& e : cache)
-      if (e->key == k) {
-        if (e->first_dim == name) return e.get();
-        if (!found) found = e.get();
-      }
-    return found;
+      if (e->name == name && e->key == k) return e.get();
+    return nullptr;
   }
-  const Comm& comm_of(const entry& e) const { return e.comm ? *e.comm : *world; }
+  /// Under share_equal_groups: a communicator with groups k made with equal options.
+  const entry* shareable(const group_key& k, const std::string& opts) const {
+    if (!options.share_equal_groups) return nullptr;
+    for (const auto& e : cache)
+      if (e->key == k && e->options == opts) return e.get();
+    return nullptr;
+  }
+  std::string options_of(std::string_view name) const {
+    const auto& o = options.for_dim(name);
+    return options_name(o) + "|" + describe_options(o);
+  }
 
-  bool is_world(const group_key& k) const { return k == canonical({{world_size, 1}}) && root_size == world_size; }
-
-  /// The communicator of dim d of m, created if missing: collective over the world in eager
-  /// mode, over the mesh's ranks in lazy mode. Unless `verified`, the ranks first check
-  /// that they all create the same dim (a mismatch throws on every rank instead of
-  /// splitting inconsistently).
+  /// Creates the communicator of dim d of m by splitting `parent`; every rank of parent
+  /// takes part and agrees on the outcome (a hook that throws on one rank makes all throw).
   template <class Layout>
-  const entry& ensure(const Layout& m, int d, bool verified = false) {
-    group_key k = group_key_of(m, d);
-    if (const entry* e = find(k)) return *e;
+  const entry& create(const Comm& parent, const Layout& m, int d, std::string_view step, const deadline& dl) {
     auto e = std::make_unique<entry>();
-    e->key = k;
-    e->first_dim = std::string(Layout::name(d));
-    if (!is_world(k)) {  // a dim spanning the whole world in world order reuses the world
-      const Comm& parent = options.lazy && root ? comm_of(*root) : *world;
-      if (!verified)
-        check_same_everywhere(parent, "dim '" + e->first_dim + "' " + key_string(k) + " of " + to_string(m),
-                              "creating a communicator");
-      const split_args sa = is_member() ? m.comm_split(world_rank, d) : split_args{no_color, 0};
-      e->comm.emplace(parent.split(sa.color, sa.key, named_options(options.for_dim(e->first_dim), e->first_dim)));
+    e->name = std::string(Layout::name(d));
+    e->key = group_key_of(m, d);
+    e->options = options_of(e->name);
+    if (const entry* same = shareable(e->key, e->options)) {
+      e->comm = same->comm;
+    } else {
+      std::string error;
+      try {
+        const split_args sa = is_member() ? m.comm_split(world_rank, d) : split_args{no_color, 0};
+        e->comm = std::make_shared<Comm>(parent.split(sa.color, sa.key, named_options(options.for_dim(e->name), e->name)));
+      } catch (const std::exception& x) {
+        // A backend that invalidated the parent (NCCL aborts it) agreed on the failure
+        // over its own channel before doing so: every rank throws already.
+        if (!parent.valid()) throw;
+        error = x.what();
+      }
+      agree(parent, error, std::string(step) + ": creating the communicator of dim '" + e->name + "'", dl);
       ++created;
     }
     cache.push_back(std::move(e));
     return *cache.back();
   }
 
-  /// Eager mode: every dim of m (aliases included) gets its communicator now. Unless
-  /// `verified`, the ranks first check over the world that they derived the same mesh:
-  /// flatten/unflatten are collective over the world in eager mode, even when nothing is new.
+  /// Lazy mode: dim d's communicator on its first use, collective over the mesh's members,
+  /// which first check that they all create the same dim.
   template <class Layout>
-  void ensure_all(const Layout& m, std::string_view what, bool verified = false) {
+  const entry& ensure_lazy(const Layout& m, int d) {
+    const deadline dl = start_step();
+    const std::string step = "creating the communicator of dim '" + std::string(Layout::name(d)) + "' (lazy)";
+    check_same(*lazy_root, layout_descriptor(m, "dim " + std::string(Layout::name(d))), step, dl);
+    return create(*lazy_root, m, d, step, dl);
+  }
+
+  /// Eager mode: every dim of m (aliases included) gets its communicator now, collective
+  /// over the world (members or not). Unless `verified`, the ranks first check that they
+  /// derived the same mesh.
+  template <class Layout>
+  void ensure_all(const Layout& m, std::string_view step, bool verified = false) {
     if (options.lazy) return;
-    if (!verified) {
-      std::string desc = to_string(m);
-      for (int d = 0; d < Layout::ndim_with_aliases; ++d)
-        desc += " " + std::string(Layout::name(d)) + key_string(group_key_of(m, d));
-      check_same_everywhere(*world, desc, what, structure_string<Layout>());
-    }
-    for (int d = 0; d < Layout::ndim_with_aliases; ++d) ensure(m, d, true);
+    const deadline dl = start_step();
+    if (!verified) check_same(*control, layout_descriptor(m, std::string(step)), step, dl);
+    for (int d = 0; d < Layout::ndim_with_aliases; ++d)
+      if (!find(Layout::name(d), group_key_of(m, d))) create(*control, m, d, step, dl);
   }
 };
 
@@ -346,12 +320,14 @@ class device_mesh {
   // and every collective are then a load, not a cache search. Entries never move (the
   // cache holds unique_ptrs) and live as long as state_.
   std::array<const Comm*, Layout::ndim_with_aliases> comms_{};
+  bool check_ = false;  // the collective check mode, copied here: off costs one branch
 
-  device_mesh(const Layout& l, std::shared_ptr<state_type> s) : layout_(l), state_(std::move(s)) {
+  device_mesh(const Layout& l, std::shared_ptr<state_type> s)
+      : layout_(l), state_(std::move(s)), check_(state_->check_collectives) {
     if (state_->options.lazy || !state_->is_member()) return;
     for (int d = 0; d < Layout::ndim_with_aliases; ++d)
-      if (const auto* e = state_->find(detail::group_key_of(layout_, d), Layout::name(d)))
-        comms_[static_cast<std::size_t>(d)] = &state_->comm_of(*e);
+      if (const auto* e = state_->find(Layout::name(d), detail::group_key_of(layout_, d)))
+        comms_[static_cast<std::size_t>(d)] = e->comm.get();
   }
 
   template <fixed_string N>
@@ -422,8 +398,9 @@ class device_mesh {
   }
   /// The world communicator this mesh was created over.
   const Comm& world() const { return *state_->world; }
-  /// Number of communicators created so far by this mesh and everything derived from it
-  /// (one per split; reused world and adopted communicators are not counted).
+  /// Number of communicators created so far by this mesh and everything derived from it:
+  /// its private control communicator (a duplicate of the world), in lazy mode the
+  /// members' communicator, and one per dim (adopted communicators are not counted).
   int communicator_count() const { return state_->created; }
   const options_type& options() const { return state_->options; }
 
@@ -555,12 +532,12 @@ class device_mesh {
 
   template <fixed_string N>
   void barrier(stream_type s = {}) const {
-    comm_on(index<N>, "barrier").barrier(s);
+    barrier_on(index<N>, s);
   }
   void barrier(stream_type s = {}) const
     requires(ndim == 1)
   {
-    comm_on(0, "barrier").barrier(s);
+    barrier_on(0, s);
   }
 
   /// The neighbours along dim N at `displacement`, as MPI_Cart_shift: {source, dest} local
@@ -628,8 +605,8 @@ class device_mesh {
     if (const Comm* c = comms_[static_cast<std::size_t>(d)]) return *c;  // resolved at construction
     require_member(what, d);
     const auto k = detail::group_key_of(layout_, d);
-    if (const auto* e = state_->find(k, Layout::name(d))) return state_->comm_of(*e);
-    if (state_->options.lazy) return state_->comm_of(state_->ensure(layout_, d));
+    if (const auto* e = state_->find(Layout::name(d), k)) return *e->comm;
+    if (state_->options.lazy) return *state_->ensure_lazy(layout_, d).comm;
     throw mesh_error("devmesh: " + std::string(what) + " on " + where(d) +
                      ": no communicator for this dim (internal error: eager meshes create every dim's)");
   }
@@ -642,9 +619,25 @@ class device_mesh {
     throw mesh_error("devmesh: " + std::string(what) + " on " + where(d) + ": " + detail);
   }
 
+  /// The collective check mode: the group agrees on the call before making it.
+  template <class T>
+  void check_on(int d, const Comm& c, detail::call what, std::size_t ns, std::size_t nr, long long root,
+                int reduction) const {
+    detail::check_call(c, detail::signature<T>(what, ns, nr, root, reduction), detail::type_name<T>(), where(d),
+                       state_->start_step());
+  }
+  void barrier_on(int d, stream_type s) const {
+    const Comm& c = comm_on(d, "barrier");
+    if (check_) [[unlikely]]
+      check_on<char>(d, c, detail::call::barrier, 0, 0, 0, 0);
+    c.barrier(s);
+  }
+
   template <class T>
   void all_reduce_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, stream_type s) const {
     const Comm& c = comm_on(d, "all_reduce");
+    if (check_) [[unlikely]]
+      check_on<T>(d, c, detail::call::all_reduce, ns, nr, 0, static_cast<int>(o) + 1);
     if (ns != nr)
       size_error("all_reduce", d, "send has " + std::to_string(ns) + " elements, recv " + std::to_string(nr));
     c.all_reduce(send, recv, ns, o, s);
@@ -652,6 +645,8 @@ class device_mesh {
   template <class T>
   void reduce_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, int root, stream_type s) const {
     const Comm& c = comm_on(d, "reduce");
+    if (check_) [[unlikely]]
+      check_on<T>(d, c, detail::call::reduce, ns, nr, root, static_cast<int>(o) + 1);
     check_root("reduce", d, root);
     if (ns != nr) size_error("reduce", d, "send has " + std::to_string(ns) + " elements, recv " + std::to_string(nr));
     c.reduce(send, recv, ns, o, root, s);
@@ -659,12 +654,16 @@ class device_mesh {
   template <class T>
   void broadcast_on(int d, T* buf, std::size_t n, int root, stream_type s) const {
     const Comm& c = comm_on(d, "broadcast");
+    if (check_) [[unlikely]]
+      check_on<T>(d, c, detail::call::broadcast, n, n, root, 0);
     check_root("broadcast", d, root);
     c.broadcast(buf, n, root, s);
   }
   template <class T>
   void all_gather_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, stream_type s) const {
     const Comm& c = comm_on(d, "all_gather");
+    if (check_) [[unlikely]]
+      check_on<T>(d, c, detail::call::all_gather, ns, nr, 0, 0);
     const auto g = static_cast<std::size_t>(layout_.dim_size(d));
     if (nr != ns * g)
       size_error("all_gather", d, "recv has " + std::to_string(nr) + " elements; it needs send's " +
@@ -674,6 +673,8 @@ class device_mesh {
   template <class T>
   void reduce_scatter_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, stream_type s) const {
     const Comm& c = comm_on(d, "reduce_scatter");
+    if (check_) [[unlikely]]
+      check_on<T>(d, c, detail::call::reduce_scatter, ns, nr, 0, static_cast<int>(o) + 1);
     const auto g = static_cast<std::size_t>(layout_.dim_size(d));
     if (ns % g != 0)
       size_error("reduce_scatter", d, "send has " + std::to_string(ns) + " elements, not divisible by the dim size " +
@@ -686,6 +687,8 @@ class device_mesh {
   template <class T>
   void all_to_all_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, stream_type s) const {
     const Comm& c = comm_on(d, "all_to_all");
+    if (check_) [[unlikely]]
+      check_on<T>(d, c, detail::call::all_to_all, ns, nr, 0, 0);
     const auto g = static_cast<std::size_t>(layout_.dim_size(d));
     if (ns % g != 0)
       size_error("all_to_all", d, "send has " + std::to_string(ns) + " elements, not divisible by the dim size " +
@@ -708,6 +711,8 @@ class device_mesh {
   void shift_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, int displacement, bool periodic,
                 stream_type s) const {
     const Comm& c = comm_on(d, "shift");
+    if (check_) [[unlikely]]
+      check_on<T>(d, c, detail::call::shift, ns, nr, displacement, periodic ? 1 : 0);
     if (ns != nr) size_error("shift", d, "send has " + std::to_string(ns) + " elements, recv " + std::to_string(nr));
     const auto [source, dest] = shift_peers_on(d, displacement, periodic);
     c.sendrecv(send, ns, dest, recv, nr, source, s);
@@ -716,11 +721,13 @@ class device_mesh {
 
 namespace detail {
 
-/// What every rank must agree on: the layout (names, sizes, strides, structure), the
-/// backend, the mode and the backend options that can describe themselves.
-template <class Layout, communicator Comm>
-std::string mesh_descriptor(const Layout& l, const device_mesh_options<Comm>& o, std::string_view how) {
-  std::string s = to_string(l) + " [" + Comm::backend_name() + ", " + std::string(how) + (o.lazy ? ", lazy" : "");
+/// What every rank must agree on besides the layout: the backend, the mode, the contract
+/// settings and the backend options that can describe themselves.
+template <communicator Comm>
+std::string options_descriptor(const mesh_state<Comm>& st, std::string_view how) {
+  const auto& o = st.options;
+  std::string s = "[" + std::string(Comm::backend_name()) + ", " + std::string(how) + (o.lazy ? ", lazy" : "") +
+                  (st.check_collectives ? ", check_collectives" : "") + (o.share_equal_groups ? ", share_equal_groups" : "");
   const std::string def = describe_options(o.defaults);
   if (!def.empty()) s += ", options " + def;
   for (const auto& [name, opts] : o.per_dim) {
@@ -730,8 +737,11 @@ std::string mesh_descriptor(const Layout& l, const device_mesh_options<Comm>& o,
   return s + "]";
 }
 
+/// The state of a new mesh over `world`, with its private control communicator: the first
+/// collective step, bounded like every other (a rank passing another communicator times
+/// out everywhere instead of hanging).
 template <class C, class W>
-std::shared_ptr<mesh_state<C>> new_state(W&& world, device_mesh_options<C> options) {
+std::shared_ptr<mesh_state<C>> new_state(W&& world, device_mesh_options<C> options, std::string_view step) {
   auto st = std::make_shared<mesh_state<C>>();
   if constexpr (std::is_lvalue_reference_v<W>) {
     st->world = &world;  // borrowed: the caller keeps it alive longer than every handle
@@ -741,26 +751,32 @@ std::shared_ptr<mesh_state<C>> new_state(W&& world, device_mesh_options<C> optio
   }
   st->world_rank = st->world->rank();
   st->world_size = st->world->size();
+  st->timeout = options.timeout.count() > 0 ? options.timeout : timeout_from_env();
+  st->check_collectives = options.check_collectives || check_collectives_from_env();
   st->options = std::move(options);
+  const deadline dl = st->start_step();
+  bounded_step(step, dl, [&] { st->control.emplace(st->world->duplicate(dl)); });
+  ++st->created;
   return st;
 }
 
-/// The checks every rank makes before anything is created; agreed over the world so that
-/// all ranks throw together.
+/// The checks every rank makes before anything is created, agreed over the control
+/// communicator so that all ranks throw together.
 template <class Layout, communicator C>
 void check_layout(const mesh_state<C>& st, const std::optional<Layout>& layout, std::string local_error,
-                  std::string_view how) {
+                  std::string_view how, const deadline& dl) {
   if (local_error.empty() && layout->root_size() > st.world_size)
     local_error = std::string(DEVMESH_MSG_WORLD_MISMATCH) + ": " + to_string(*layout) + " has " +
                   std::to_string(layout->root_size()) + " ranks, the world " + std::to_string(st.world_size);
-  const std::string what = std::string(how);
-  agree(*st.world, local_error, what);
-  check_same_everywhere(*st.world, mesh_descriptor(*layout, st.options, how), what, structure_string<Layout>());
+  agree(*st.control, local_error, how, dl);
+  check_same(*st.control, layout_descriptor(*layout, options_descriptor(st, how)), how, dl);
 }
 
 template <class Layout, class W, class C>
 device_mesh<Layout, C> init_impl(W&& world, const std::function<Layout()>& make, device_mesh_options<C> options) {
-  auto st = new_state<C>(std::forward<W>(world), std::move(options));
+  constexpr std::string_view step = "init_device_mesh";
+  auto st = new_state<C>(std::forward<W>(world), std::move(options), step);
+  const deadline dl = st->start_step();
   std::optional<Layout> layout;
   std::string error;
   try {
@@ -768,13 +784,20 @@ device_mesh<Layout, C> init_impl(W&& world, const std::function<Layout()>& make,
   } catch (const std::exception& e) {
     error = e.what();
   }
-  check_layout(*st, layout, error, "init_device_mesh");
+  check_layout(*st, layout, error, step, dl);
   st->root_size = layout->root_size();
   if (st->options.lazy) {
-    // The parent of the lazy splits: the whole mesh (the world itself when it spans it).
-    st->root = &st->ensure(layout->template flatten<"devmesh.root">(), 0);
+    // The parent of the lazy splits: the mesh's members, in mesh order.
+    std::string failed;
+    try {
+      st->lazy_root.emplace(st->control->split(st->is_member() ? 0 : no_color, st->world_rank, {}));
+    } catch (const std::exception& e) {
+      failed = e.what();
+    }
+    agree(*st->control, failed, "init_device_mesh: creating the lazy mesh's communicator", dl);
+    ++st->created;
   }
-  st->ensure_all(*layout, "init_device_mesh", true);  // checked above
+  st->ensure_all(*layout, step, true);  // checked above
   return make_device_mesh(*layout, std::move(st));
 }
 
@@ -789,14 +812,17 @@ device_mesh<Layout, C> init_device_mesh(W&& world, Layout layout, device_mesh_op
   return detail::init_impl<Layout>(std::forward<W>(world), [&] { return layout; }, std::move(options));
 }
 
-/// As above for a mesh type: static, or with one dynamic dim inferred from the world size.
+/// As above for a mesh type: static (it may be smaller than the world, as in PyTorch: the
+/// ranks past its size are not members), or with one dynamic dim inferred from the world size.
 template <class Layout, class W, communicator C = std::remove_cvref_t<W>>
 device_mesh<Layout, C> init_device_mesh(W&& world, device_mesh_options<C> options = {}) {
   const int n = world.size();
   return detail::init_impl<Layout>(
       std::forward<W>(world),
       [n]() -> Layout {
-        if constexpr (requires { Layout::for_world(n); })
+        if constexpr (Layout::is_static)
+          return Layout{};
+        else if constexpr (requires { Layout::for_world(n); })
           return Layout::for_world(n);
         else
           return Layout{};
@@ -810,14 +836,17 @@ device_mesh<Layout, C> init_device_mesh(W&& world, device_mesh_options<C> option
 /// that each communicator's members are exactly the layout's group of that dim, in order
 /// (by all-gathering world ranks over it), and throws mesh_error on every rank otherwise.
 /// Non-members (mesh smaller than the world) pass invalid communicators. Aliases of the
-/// layout get new communicators (split from world).
+/// layout get new communicators of their own. The communicators are used as given: two
+/// from_comms calls passed the same handles share them (that is the caller's choice).
 template <class Layout, class W, communicator C = std::remove_cvref_t<W>>
 device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, Layout layout = {},
                                   device_mesh_options<C> options = {}) {
-  options.lazy = false;  // adopted dims exist already; aliases are created now (from world)
-  auto st = detail::new_state<C>(std::forward<W>(world), std::move(options));
+  options.lazy = false;  // adopted dims exist already; aliases are created now
+  constexpr std::string_view step = "from_comms";
+  auto st = detail::new_state<C>(std::forward<W>(world), std::move(options), step);
+  const deadline dl = st->start_step();
   std::optional<Layout> l(layout);
-  detail::check_layout(*st, l, {}, "from_comms");
+  detail::check_layout(*st, l, {}, step, dl);
   st->root_size = layout.root_size();
   const bool member = st->is_member();
   const int me = st->world_rank;
@@ -840,7 +869,7 @@ device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, 
               " of the communicator but has index " + std::to_string(layout.comm_split(me, d).key) + " in its group";
     }
   }
-  detail::agree(*st->world, error, "from_comms");
+  detail::agree(*st->control, error, step, dl);
   // 2. Membership: the world ranks of each communicator, in its rank order, must be the
   // layout's group of that dim.
   if (member) {
@@ -848,7 +877,7 @@ device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, 
       const C& c = comms[static_cast<std::size_t>(d)];
       std::vector<std::int32_t> ranks(static_cast<std::size_t>(c.size()));
       const std::int32_t mine = me;
-      c.all_gather_bytes(&mine, ranks.data(), sizeof mine);
+      detail::bounded_step(step, dl, [&] { c.all_gather_bytes(&mine, ranks.data(), sizeof mine, dl); });
       if (!error.empty()) continue;
       const detail::group_key k = detail::group_key_of(layout, d);
       const split_args sa = layout.comm_split(me, d);
@@ -866,15 +895,16 @@ device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, 
       }
     }
   }
-  detail::agree(*st->world, error, "from_comms");
+  detail::agree(*st->control, error, step, dl);
   for (int d = 0; d < Layout::ndim; ++d) {
     auto e = std::make_unique<typename detail::mesh_state<C>::entry>();
+    e->name = std::string(Layout::name(d));
     e->key = detail::group_key_of(layout, d);
-    e->first_dim = std::string(Layout::name(d));
-    e->comm.emplace(std::move(comms[static_cast<std::size_t>(d)]));
+    e->options = st->options_of(e->name);
+    e->comm = std::make_shared<C>(std::move(comms[static_cast<std::size_t>(d)]));
     st->cache.push_back(std::move(e));
   }
-  st->ensure_all(layout, "from_comms", true);
+  st->ensure_all(layout, step, true);
   return detail::make_device_mesh(layout, std::move(st));
 }
 

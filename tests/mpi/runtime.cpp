@@ -49,47 +49,53 @@ void counts(dm::mpi::communicator& world) {
   const int dp = w >= 4 ? 2 : 1, tp = w >= 2 ? 2 : 1;
   auto mesh = dm::init_device_mesh(world, mesh3(dp, w / (dp * tp), tp));
   const int c0 = mesh.communicator_count();
-  // One split per dim, except a dim that spans the whole world in order (reuses world).
-  const int cp = w / (dp * tp);
-  // Dims of size 1 share one communicator (groups of one rank); a dim of size w is the world.
-  const bool has_size1 = dp == 1 || cp == 1 || tp == 1;
-  const int expected = (has_size1 && w > 1 ? 1 : 0) + (dp > 1 && dp < w) + (cp > 1 && cp < w) + (tp > 1 && tp < w);
-  CHECK_EQ(c0, expected);
+  // One communicator per dim, whatever its groups: size-1 dims and a dim spanning the
+  // world included (never the world communicator itself, never shared between dims).
+  CHECK_EQ(c0, 1 + 3);  // the mesh's private control communicator, then one per dim
+  auto congruent = [](MPI_Comm a, MPI_Comm b) {
+    int r = MPI_UNEQUAL;
+    MPI_Comm_compare(a, b, &r);
+    return r == MPI_CONGRUENT;
+  };
   // Slicing and operator[] never create.
   auto s = mesh.slice<"tp", "dp">();
   auto t = mesh["tp"_dim];
   CHECK_EQ(mesh.communicator_count(), c0);
-  // Flatten creates one communicator, flattening again (from any handle) creates nothing.
+  // Flatten creates one communicator; the same alias again (from any handle) creates
+  // nothing; another name for the same groups is another dim: its own communicator.
   auto f1 = mesh.flatten<"dp_cp", "dp", "cp">();
   const int c1 = mesh.communicator_count();
-  CHECK_EQ(c1, c0 + (dp > 1 && cp > 1 ? 1 : 0));  // else dp_cp has the groups of dp, cp or the world
+  CHECK_EQ(c1, c0 + 1);
   auto f2 = mesh.flatten<"dp_cp2", "dp", "cp">();
   auto f3 = mesh.slice<"dp", "cp">().flatten<"dp_cp">();
-  CHECK_EQ(mesh.communicator_count(), c1);
-  CHECK(f1.comm<"dp_cp">().native() == f2.comm<"dp_cp2">().native());
+  CHECK_EQ(mesh.communicator_count(), c1 + 1);
+  CHECK(f1.comm<"dp_cp">().native() != f2.comm<"dp_cp2">().native());
+  CHECK(congruent(f1.comm<"dp_cp">().native(), f2.comm<"dp_cp2">().native()));
   CHECK(f1.comm<"dp_cp">().native() == f3.comm<"dp_cp">().native());
-  // The same dims in the other order are another group order: a new communicator.
+  if (dp == 1) CHECK(congruent(f1.comm<"dp_cp">().native(), mesh.comm<"cp">().native()));
   auto f4 = mesh.flatten<"cp_dp", "cp", "dp">();
-  CHECK_EQ(mesh.communicator_count(), c1 + (dp > 1 && cp > 1 ? 1 : 0));
-  // The whole mesh spans the world in world order: the world communicator itself.
+  CHECK_EQ(mesh.communicator_count(), c1 + 2);
+  // The whole mesh spans the world in world order: its own copy, not the world.
   const int c2 = mesh.communicator_count();
   auto all = mesh.flatten<"all">();
-  CHECK_EQ(mesh.communicator_count(), c2);
-  CHECK(all.comm().native() == MPI_COMM_WORLD);
-  // Unflatten creates communicators only for its new groups.
-  auto u = mesh.unflatten<"tp", dm::dim<"t0", 1>, dm::dim<"t1">>();  // t1 == tp: nothing new
-  CHECK_EQ(mesh.communicator_count(), c2 + (has_size1 || w == 1 ? 0 : 1));  // t0: groups of one rank
-  CHECK(u.comm<"t1">().native() == mesh.comm<"tp">().native());
+  CHECK_EQ(mesh.communicator_count(), c2 + 1);
+  CHECK(all.comm().native() != MPI_COMM_WORLD);
+  CHECK(all.comm().native() != world.native());
+  CHECK(congruent(all.comm().native(), MPI_COMM_WORLD));
+  // Unflatten creates a communicator per new dim.
+  auto u = mesh.unflatten<"tp", dm::dim<"t0", 1>, dm::dim<"t1">>();
+  CHECK_EQ(mesh.communicator_count(), c2 + 3);
+  CHECK(congruent(u.comm<"t1">().native(), mesh.comm<"tp">().native()));
   if (w == 8) {
     using mesh3d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>>;
     auto m = dm::init_device_mesh<mesh3d>(world);
-    CHECK_EQ(m.communicator_count(), 3);
-    auto v = m.flatten<"all">().unflatten<"all", dm::dim<"x", 2>, dm::dim<"y", 4>>();
-    CHECK_EQ(m.communicator_count(), 4);  // x is dp; y (cp, tp) is new
-    auto v2 = m.flatten<"all">().unflatten<"all", dm::dim<"x", 2>, dm::dim<"y", 4>>();
     CHECK_EQ(m.communicator_count(), 4);
-    CHECK(v.comm<"x">().native() == m.comm<"dp">().native());
-    (void)v2;
+    auto v = m.flatten<"all">().unflatten<"all", dm::dim<"x", 2>, dm::dim<"y", 4>>();
+    CHECK_EQ(m.communicator_count(), 7);  // all, x, y
+    auto v2 = m.flatten<"all">().unflatten<"all", dm::dim<"x", 2>, dm::dim<"y", 4>>();
+    CHECK_EQ(m.communicator_count(), 7);  // the same dims: cached
+    CHECK(v.comm<"x">().native() == v2.comm<"x">().native());
+    CHECK(congruent(v.comm<"x">().native(), m.comm<"dp">().native()));
   }
   (void)s, (void)t, (void)f4;
   // By index (get_all_groups): the same communicators as by name; out of range throws.
@@ -132,14 +138,14 @@ void smaller_mesh(dm::mpi::communicator& world) {
   dm::device_mesh_options<dm::mpi::communicator> lazy;
   lazy.lazy = true;
   auto lm = dm::init_device_mesh(world, mesh2(1, n), lazy);
-  CHECK_EQ(lm.communicator_count(), 1);  // the mesh's own communicator, parent of the rest
+  CHECK_EQ(lm.communicator_count(), 2);  // control, and the members' (parent of the rest)
   if (member) {
     std::vector<int> v{1};
-    lm.all_reduce<"tp">(std::span(v), dm::op::sum);  // tp has the mesh's groups: cached
+    lm.all_reduce<"tp">(std::span(v), dm::op::sum);  // first use: created now
     CHECK_EQ(v[0], n);
-    CHECK_EQ(lm.communicator_count(), 1);
-    CHECK_EQ(lm.comm<"dp">().size(), 1);  // first use: created now
-    CHECK_EQ(lm.communicator_count(), n > 1 ? 2 : 1);  // n = 1: dp has the mesh's groups too
+    CHECK_EQ(lm.communicator_count(), 3);
+    CHECK_EQ(lm.comm<"dp">().size(), 1);
+    CHECK_EQ(lm.communicator_count(), 4);
   } else {
     expect_mesh_error([&] { (void)lm.comm<"dp">(); }, "lazy non-member");
   }
@@ -228,14 +234,14 @@ void from_comms(dm::mpi::communicator& world) {
   {
     MPI_Comm dp = split(me % tp, me / tp), tpc = split(me / tp, me % tp);
     auto mesh = dm::from_comms(world, {dm::mpi::communicator::adopt(dp), dm::mpi::communicator::adopt(tpc)}, l);
-    CHECK_EQ(mesh.communicator_count(), 0);
+    CHECK_EQ(mesh.communicator_count(), 1);  // control only: the dims are adopted
     CHECK(mesh.comm<"dp">().native() == dp);
     std::vector<int> v{me};
     mesh.all_reduce<"tp">(std::span(v), dm::op::sum);
     CHECK_EQ(v[0], (me / tp) * tp * tp + tp * (tp - 1) / 2);
-    auto f = mesh.flatten<"all">();  // world-sized: reuses world, nothing created
-    CHECK_EQ(mesh.communicator_count(), 0);
-    (void)f;
+    auto f = mesh.flatten<"all">();  // world-sized: a communicator of its own
+    CHECK_EQ(mesh.communicator_count(), 2);
+    CHECK(f.comm().native() != world.native());
   }
   // Borrowed: still usable after the mesh is gone.
   {
@@ -293,12 +299,12 @@ void options_and_lazy(dm::mpi::communicator& world) {
   opts.per_dim["dp"].name = "data-parallel";
   opts.per_dim["dp"].hints = {{"mpi_assert_no_any_source", "true"}};
   auto mesh = dm::init_device_mesh(world, layout2(w), opts);
-  // w = 1: both dims are the world; w = 2: dp (groups of one) split, tp is the world.
-  CHECK_EQ(mesh.communicator_count(), w == 1 ? 0 : (w == 2 ? 1 : 2));
-  CHECK_EQ(created, w >= 4 ? 1 : 0);  // dp has its own options, without the hook
-  if (w > 1) CHECK(comm_name(mesh.comm<"dp">().native()) == "data-parallel");
-  if (w >= 4) CHECK(comm_name(mesh.comm<"tp">().native()) == "mesh:tp");
-  if (w > 1) {
+  // Every dim its own communicator, with its own options (groups of one rank included).
+  CHECK_EQ(mesh.communicator_count(), 1 + 2);
+  CHECK_EQ(created, 1);  // tp, with the defaults' hook; dp has its own options, without it
+  CHECK(comm_name(mesh.comm<"dp">().native()) == "data-parallel");
+  CHECK(comm_name(mesh.comm<"tp">().native()) == "mesh:tp");
+  {
     MPI_Info info = MPI_INFO_NULL;
     MPI_Comm_get_info(mesh.comm<"dp">().native(), &info);
     CHECK(info != MPI_INFO_NULL);
@@ -308,18 +314,18 @@ void options_and_lazy(dm::mpi::communicator& world) {
   dm::device_mesh_options<dm::mpi::communicator> lazy;
   lazy.lazy = true;
   auto lm = dm::init_device_mesh(world, mesh3(1, w, 1), lazy);
-  CHECK_EQ(lm.communicator_count(), 0);  // the whole mesh is the world
+  CHECK_EQ(lm.communicator_count(), 2);
   auto flat = lm.flatten<"dp_tp", "dp", "tp">();
-  CHECK_EQ(lm.communicator_count(), 0);
+  CHECK_EQ(lm.communicator_count(), 2);
   std::vector<int> v{1};
   lm.all_reduce<"cp">(std::span(v), dm::op::sum);
   CHECK_EQ(v[0], w);
-  const int after_cp = lm.communicator_count();
-  CHECK_EQ(after_cp, w == 1 ? 0 : 0);  // cp spans the world: the world itself
+  CHECK_EQ(lm.communicator_count(), 3);  // cp spans the world: a copy of its own
+  CHECK(lm.comm<"cp">().native() != world.native());
   lm.all_reduce<"tp">(std::span(v), dm::op::sum);
-  CHECK_EQ(lm.communicator_count(), w == 1 ? 0 : 1);
-  flat.all_reduce<"dp_tp">(std::span(v), dm::op::sum);  // same groups as tp: cached
-  CHECK_EQ(lm.communicator_count(), w == 1 ? 0 : 1);
+  CHECK_EQ(lm.communicator_count(), 4);
+  flat.all_reduce<"dp_tp">(std::span(v), dm::op::sum);  // same groups as tp, another dim
+  CHECK_EQ(lm.communicator_count(), 5);
   CHECK_EQ(v[0], w);
 }
 

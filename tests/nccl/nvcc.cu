@@ -1,6 +1,7 @@
 // tests/nccl/nvcc.cu: the NCCL backend compiled by nvcc (host code of a .cu translation
 // unit), every collective member template instantiated, and run over the test double.
 #include <cstdio>
+#include <type_traits>
 #include <vector>
 
 #include "common.hpp"
@@ -18,7 +19,7 @@ bool round_trip(const dm::nccl::communicator& c) {
   c.broadcast(a.data(), un, 0, nullptr);
   std::vector<T> g(un * un);
   c.all_gather(a.data(), g.data(), un, nullptr);
-  c.reduce_scatter(g.data(), b.data(), un, dm::op::avg, nullptr);
+  c.reduce_scatter(g.data(), b.data(), un, std::is_integral_v<T> ? dm::op::sum : dm::op::avg, nullptr);
   c.all_to_all(g.data(), g.data(), un, nullptr);
   c.sendrecv(a.data(), 1, (c.rank() + 1) % n, b.data(), 1, (c.rank() + n - 1) % n, nullptr);
   c.barrier(nullptr);

@@ -46,24 +46,22 @@ static void churn(const dm::mpi::communicator& world, int iterations) {
   int meshes = 0;
   for (int i = 0; i < iterations; ++i) {
     {
-      auto m = dm::init_device_mesh<dp_tp>(world);  // splits dp and tp
+      auto m = dm::init_device_mesh<dp_tp>(world);  // control, dp and tp
       auto t = m.flatten<"tp_dp", "tp", "dp">();     // transposed: one more split
       auto ts = t.slice<"tp_dp">();                  // never creates
       auto again = m.flatten<"tp_dp", "tp", "dp">(); // cached: creates nothing
-      auto l = dm::init_device_mesh<line>(world);    // reuses the world: no split
+      auto l = dm::init_device_mesh<line>(world);    // control and "all" (a copy of the world)
       auto u = l.unflatten<"all", dm::dim<"a", 2>, dm::dim<"b">>();  // splits a and b
       auto v = u.flatten<"ba", "b", "a">();          // one split
       auto vs = v["ba"_dim];
       meshes += 2;
       const long during = live();
       peak = std::max(peak, during);
-      // The count is what the meshes say they created, and what the layouts need: a
-      // communicator per distinct group function, the world reused.
+      // The count is what the meshes say they created: a private control communicator
+      // per mesh and one per dim, whatever its groups (the world is never reused).
       CHECK_EQ(during - baseline, static_cast<long>(m.communicator_count() + l.communicator_count()));
-      if (world.size() == 4) {  // dp, tp, tp_dp; a, b, ba (the world reused for dp_tp and all)
-        CHECK_EQ(m.communicator_count(), 3);
-        CHECK_EQ(l.communicator_count(), 3);
-      }
+      CHECK_EQ(m.communicator_count(), 4);  // control, dp, tp, tp_dp
+      CHECK_EQ(l.communicator_count(), 5);  // control, all, a, b, ba
       CHECK_EQ(again.communicator_count(), m.communicator_count());
       if (i % 1000 == 0) {  // the communicators work and hold the layout's groups
         check_sum<"dp">(m);
@@ -80,7 +78,7 @@ static void churn(const dm::mpi::communicator& world, int iterations) {
     }
   }
   CHECK_EQ(live(), baseline);
-  if (world.size() == 4) CHECK_EQ(peak - baseline, 6L);  // never more than one iteration's
+  CHECK_EQ(peak - baseline, 9L);  // never more than one iteration's
   CHECK_EQ(meshes, 2 * iterations);
   if (test::world_rank() == 0)
     std::printf("churn: %d device meshes created and destroyed, peak %ld live communicators, back to %ld\n", meshes,
@@ -147,10 +145,11 @@ static void ownership(const dm::mpi::communicator& world) {
   }
   CHECK_EQ(live(), baseline);
 
-  // A mesh smaller than the world: members get one communicator, the others none.
+  // A mesh smaller than the world: members get one communicator, the others none (every
+  // rank holds the mesh's control communicator).
   if (world.size() > 2) {
     auto p = dm::init_device_mesh(world, pair{});
-    CHECK_EQ(live() - baseline, p.is_member() ? 1L : 0L);
+    CHECK_EQ(live() - baseline, p.is_member() ? 2L : 1L);
     if (p.is_member()) check_sum<"x">(p);
   }
   CHECK_EQ(live(), baseline);
@@ -179,7 +178,7 @@ static void ownership(const dm::mpi::communicator& world) {
     CHECK_EQ(live() - baseline, 2L);
     auto m = dm::from_comms(world, std::move(comms), layout);
     CHECK(!comms[0].valid() && !comms[1].valid());  // moved from: they own nothing now
-    CHECK_EQ(live() - baseline, 2L);
+    CHECK_EQ(live() - baseline, 3L);  // the adopted two and the mesh's control
     check_sum<"tp">(m);
   }
   CHECK_EQ(live(), baseline);

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -16,11 +18,48 @@
 #include "native.hpp"
 
 #include "../backend.hpp"
+#include "../deadline.hpp"
 #include "../diagnostics.hpp"
 #include "datatype.hpp"
 #include "error.hpp"
 
 namespace devmesh::mpi {
+
+namespace detail {
+/// Buffers and requests of control steps that timed out: MPI may still write into them, so
+/// they stay alive (and reachable) until the process ends.
+inline void park(std::unique_ptr<unsigned char[]> buf, MPI_Request req) {
+  static std::mutex m;
+  static std::vector<std::pair<std::unique_ptr<unsigned char[]>, MPI_Request>> parked;
+  std::lock_guard lock(m);
+  parked.emplace_back(std::move(buf), req);
+}
+}  // namespace detail
+
+namespace detail {
+__extension__ typedef __int128 wide_int;  // GCC/Clang/nvcc host extension (no -Wpedantic warning)
+/// MPI_SUM over wide_int, which MPI has no datatype for.
+inline void wide_int_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const wide_int*>(in);
+  auto* b = static_cast<wide_int*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] += a[i];
+}
+struct wide_sum_handles {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+};
+/// Created on first use (after MPI_Init); MPI_Finalize frees them.
+inline const wide_sum_handles& wide_sum() {
+  static const wide_sum_handles h = [] {
+    wide_sum_handles w;
+    check(MPI_Type_contiguous(static_cast<int>(sizeof(wide_int)), MPI_BYTE, &w.type), "MPI_Type_contiguous");
+    check(MPI_Type_commit(&w.type), "MPI_Type_commit");
+    check(MPI_Op_create(&wide_int_sum, 1, &w.op), "MPI_Op_create");
+    return w;
+  }();
+  return h;
+}
+}  // namespace detail
 
 /// Creation options of one communicator (device_mesh_options::per_dim["tp"], ...).
 struct comm_options {
@@ -61,7 +100,8 @@ class communicator {
 
   communicator(communicator&& o) noexcept
       : comm_(std::exchange(o.comm_, MPI_COMM_NULL)), owned_(std::exchange(o.owned_, false)),
-        rank_(std::exchange(o.rank_, -1)), size_(std::exchange(o.size_, 0)) {}
+        rank_(std::exchange(o.rank_, -1)), size_(std::exchange(o.size_, 0)),
+        broken_(std::exchange(o.broken_, std::string())) {}
   communicator& operator=(communicator&& o) noexcept {
     if (this != &o) {
       reset();
@@ -69,6 +109,7 @@ class communicator {
       owned_ = std::exchange(o.owned_, false);
       rank_ = std::exchange(o.rank_, -1);
       size_ = std::exchange(o.size_, 0);
+      broken_ = std::exchange(o.broken_, std::string());
     }
     return *this;
   }
@@ -96,12 +137,39 @@ class communicator {
     return c;
   }
 
+  // ---- the control plane: non-blocking MPI calls polled until the deadline --------------
   /// Collective: n bytes from every rank, in rank order, into out.
-  void all_gather_bytes(const void* in, void* out, std::size_t n) const {
+  void all_gather_bytes(const void* in, void* out, std::size_t n, const deadline& d = deadline::never()) const {
     require_valid("all_gather_bytes");
-    detail::check(MPI_Allgather(in, count("all_gather_bytes", n), MPI_BYTE, out, count("all_gather_bytes", n), MPI_BYTE,
-                                comm_),
-                  "MPI_Allgather");
+    const std::size_t total = n * static_cast<std::size_t>(size_);
+    auto buf = std::make_unique<unsigned char[]>(n + total);  // MPI owns it until completion
+    std::memcpy(buf.get(), in, n);
+    const int c = count("all_gather_bytes", n);
+    bounded("MPI_Iallgather", d, std::move(buf), [&](unsigned char* b, MPI_Request* r) {
+      return MPI_Iallgather(b, c, MPI_BYTE, b + n, c, MPI_BYTE, comm_, r);
+    }, [&](const unsigned char* b) { std::memcpy(out, b + n, total); });
+  }
+  /// Collective: element-wise maximum of n words over every rank, in place.
+  void all_reduce_max(std::uint64_t* words, std::size_t n, const deadline& d = deadline::never()) const {
+    require_valid("all_reduce_max");
+    auto buf = std::make_unique<unsigned char[]>(n * sizeof(std::uint64_t));
+    std::memcpy(buf.get(), words, n * sizeof(std::uint64_t));
+    const int c = count("all_reduce_max", n);
+    bounded("MPI_Iallreduce", d, std::move(buf), [&](unsigned char* b, MPI_Request* r) {
+      return MPI_Iallreduce(MPI_IN_PLACE, b, c, MPI_UINT64_T, MPI_MAX, comm_, r);
+    }, [&](const unsigned char* b) { std::memcpy(words, b, n * sizeof(std::uint64_t)); });
+  }
+  /// Collective: MPI_Comm_idup, bounded. The copy owns its MPI_Comm and returns errors.
+  communicator duplicate(const deadline& d = deadline::never()) const {
+    require_valid("duplicate");
+    auto out = std::make_unique<unsigned char[]>(sizeof(MPI_Comm));
+    MPI_Comm* dup = reinterpret_cast<MPI_Comm*>(out.get());
+    *dup = MPI_COMM_NULL;
+    MPI_Comm result = MPI_COMM_NULL;
+    bounded("MPI_Comm_idup", d, std::move(out), [&](unsigned char*, MPI_Request* r) {
+      return MPI_Comm_idup(comm_, dup, r);
+    }, [&](const unsigned char* b) { std::memcpy(&result, b, sizeof result); });
+    return adopt(result);
   }
 
   /// MPI has no abort of one communicator's pending work short of MPI_Abort, which kills
@@ -114,17 +182,23 @@ class communicator {
   template <class T>
   void all_reduce(const T* send, T* recv, std::size_t n, op o, stream_type = {}) const {
     require_valid("all_reduce");
-    detail::check(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send, recv, count("all_reduce", n), datatype<T>(),
-                                mpi_op<T>(o), comm_),
+    if constexpr (is_integer<T>)
+      if (o == op::avg) return integer_avg(reduction::all, send, recv, n, n, 0);
+    const std::vector<T> copy = send == recv ? std::vector<T>() : copy_if_overlapping(send, n, recv, n);
+    detail::check(MPI_Allreduce(send == recv ? MPI_IN_PLACE : copy.empty() ? send : copy.data(), recv,
+                                count("all_reduce", n), datatype<T>(), mpi_op<T>(o), comm_),
                   "MPI_Allreduce");
     if (o == op::avg) divide(recv, n);
   }
   template <class T>
   void reduce(const T* send, T* recv, std::size_t n, op o, int root, stream_type = {}) const {
     require_valid("reduce");
+    if constexpr (is_integer<T>)
+      if (o == op::avg) return integer_avg(reduction::to_root, send, recv, n, n, root);
     const bool in_place = send == recv && rank_ == root;
-    detail::check(MPI_Reduce(in_place ? MPI_IN_PLACE : send, recv, count("reduce", n), datatype<T>(), mpi_op<T>(o),
-                             root, comm_),
+    const std::vector<T> copy = send == recv ? std::vector<T>() : copy_if_overlapping(send, n, recv, n);
+    detail::check(MPI_Reduce(in_place ? MPI_IN_PLACE : copy.empty() ? send : copy.data(), recv, count("reduce", n),
+                             datatype<T>(), mpi_op<T>(o), root, comm_),
                   "MPI_Reduce");
     if (o == op::avg && rank_ == root) divide(recv, n);
   }
@@ -144,6 +218,9 @@ class communicator {
   template <class T>
   void reduce_scatter(const T* send, T* recv, std::size_t recv_count, op o, stream_type = {}) const {
     require_valid("reduce_scatter");
+    if constexpr (is_integer<T>)
+      if (o == op::avg)
+        return integer_avg(reduction::scatter, send, recv, recv_count * static_cast<std::size_t>(size_), recv_count, 0);
     const std::vector<T> copy = copy_if_overlapping(send, recv_count * static_cast<std::size_t>(size_), recv, recv_count);
     detail::check(MPI_Reduce_scatter_block(copy.empty() ? send : copy.data(), recv, count("reduce_scatter", recv_count),
                                            datatype<T>(), mpi_op<T>(o), comm_),
@@ -169,6 +246,10 @@ class communicator {
                 stream_type = {}) const {
     require_valid("sendrecv");
     constexpr int tag = 0x646d;  // "dm"
+    // MPI forbids overlapping send and receive buffers: shift(buf, buf) sends a copy.
+    const std::vector<T> copy = dest < 0 || source < 0 ? std::vector<T>()
+                                                       : copy_if_overlapping(send, send_count, recv, recv_count);
+    if (!copy.empty()) send = copy.data();
     detail::check(MPI_Sendrecv(send, count("sendrecv", send_count), datatype<T>(), dest < 0 ? MPI_PROC_NULL : dest, tag,
                                recv, count("sendrecv", recv_count), datatype<T>(), source < 0 ? MPI_PROC_NULL : source,
                                tag, comm_, MPI_STATUS_IGNORE),
@@ -210,9 +291,44 @@ class communicator {
     if (o.on_create) o.on_create(comm_);
   }
 
+  /// Every call starts here: an MPI call after MPI_Finalize (or before MPI_Init) would
+  /// make MPI abort the job; a communicator whose control step timed out has a pending
+  /// operation that would match the next call. Both throw instead.
   void require_valid(const char* what) const {
     if (comm_ == MPI_COMM_NULL)
       throw comm_error("devmesh: mpi: " + std::string(what) + " on an invalid communicator (MPI_COMM_NULL)");
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) [[unlikely]]
+      throw comm_error("devmesh: mpi: " + std::string(what) + ": MPI is finalized (MPI_Finalize was called)");
+    if (!broken_.empty()) [[unlikely]]
+      throw comm_error("devmesh: mpi: " + std::string(what) + " on a communicator that is unusable: " + broken_);
+  }
+
+  /// Starts a non-blocking call on a heap buffer and polls it until done or the deadline.
+  /// On time-out the request and its buffer are left to MPI (MPI may still complete them:
+  /// they are parked, never freed), this communicator is marked unusable, and
+  /// timeout_error is thrown.
+  template <class Start, class Finish>
+  void bounded(const char* call, const deadline& d, std::unique_ptr<unsigned char[]> buf, Start start,
+               Finish finish) const {
+    MPI_Request req = MPI_REQUEST_NULL;
+    detail::check(start(buf.get(), &req), call);
+    int done = 0;
+    int rc = MPI_SUCCESS;
+    devmesh::detail::poll_until(d, [&] {
+      if (rc == MPI_SUCCESS && !done) rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+      return done != 0 || rc != MPI_SUCCESS;
+    });
+    detail::check(rc, call);
+    if (!done) {
+      broken_ = std::string(call) + " timed out after " + d.describe();
+      detail::park(std::move(buf), req);
+      throw timeout_error("devmesh: mpi: " + std::string(call) + " on a communicator of " + std::to_string(size_) +
+                          " ranks: not every rank arrived within " + d.describe() +
+                          " (a rank skipped this step, is blocked elsewhere, or died)");
+    }
+    finish(buf.get());
   }
   static int count(const char* what, std::size_t n) {
     if (n > static_cast<std::size_t>(INT_MAX))
@@ -223,6 +339,10 @@ class communicator {
 
   template <class T>
   static MPI_Op mpi_op(op o) {
+    static_assert(!std::is_same_v<std::remove_cv_t<T>, std::byte>,
+                  "devmesh: mpi: std::byte has no arithmetic, so reductions (all_reduce, reduce, reduce_scatter) "
+                  "on it are errors; reduce std::uint8_t instead (std::byte is for moves: broadcast, all_gather, "
+                  "all_to_all, shift)");
     switch (o) {
       case op::sum: return MPI_SUM;
       case op::prod: return MPI_PROD;
@@ -231,6 +351,31 @@ class communicator {
       case op::avg: return MPI_SUM;  // then divided by the size
     }
     return MPI_OP_NULL;
+  }
+  enum class reduction { all, to_root, scatter };
+  template <class T>
+  static constexpr bool is_integer = std::is_integral_v<std::remove_cv_t<T>> && !std::is_same_v<std::remove_cv_t<T>, bool>;
+  /// op::avg on integers, exactly: the sum is taken in 128 bits (it cannot overflow for
+  /// any element type and rank count), then divided by the size (rounding toward zero) and
+  /// narrowed: the average of values of T always fits T.
+  template <class T>
+  void integer_avg(reduction kind, const T* send, T* recv, std::size_t n_in, std::size_t n_out, int root) const {
+    std::vector<detail::wide_int> wide(send, send + n_in);
+    const auto& w = detail::wide_sum();
+    const char* call = kind == reduction::all ? "MPI_Allreduce (op::avg)"
+                       : kind == reduction::to_root ? "MPI_Reduce (op::avg)"
+                                                    : "MPI_Reduce_scatter_block (op::avg)";
+    const int c = count(call, n_out);
+    int rc = MPI_SUCCESS;
+    if (kind == reduction::all)
+      rc = MPI_Allreduce(MPI_IN_PLACE, wide.data(), c, w.type, w.op, comm_);
+    else if (kind == reduction::to_root)
+      rc = MPI_Reduce(rank_ == root ? MPI_IN_PLACE : wide.data(), wide.data(), c, w.type, w.op, root, comm_);
+    else
+      rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, wide.data(), c, w.type, w.op, comm_);
+    detail::check(rc, call);
+    if (kind == reduction::to_root && rank_ != root) return;
+    for (std::size_t i = 0; i < n_out; ++i) recv[i] = static_cast<T>(wide[i] / size_);
   }
   /// op::avg: MPI has no MPI_AVG; the sum is divided by the size (integer division for
   /// integers, as NCCL's ncclAvg).
@@ -257,6 +402,7 @@ class communicator {
   bool owned_ = false;
   int rank_ = -1;
   int size_ = 0;
+  mutable std::string broken_;  // why the communicator is unusable ("" when it is fine)
 };
 
 static_assert(devmesh::communicator<communicator>);

@@ -5,9 +5,16 @@
 // srun), where NCCL's own NCCL_COMM_ID mechanism replaces the id exchange: every rank
 // derives the same id from the address, and rank 0 hosts NCCL's bootstrap root there.
 #pragma once
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <nccl.h>
@@ -75,65 +82,129 @@ inline communicator init_rank(int nranks, int rank, unique_ids& ids, const optio
   return make_communicator(comm, o, std::move(ch));
 }
 
-inline int env_int(const char* var, std::string& missing) {
-  const char* v = std::getenv(var);
-  if (!v) {
-    missing += (missing.empty() ? "" : ", ") + std::string(var);
-    return -1;
-  }
-  char* end = nullptr;
-  long n = std::strtol(v, &end, 10);
-  if (end == v || *end != '\0' || n < 0 || n > 0x7fffffff)
-    throw comm_error(std::string("devmesh: nccl::world_from_env: ") + var + "='" + v + "' is not an integer >= 0");
-  return static_cast<int>(n);
+/// The environment variable `var`, copied (a later setenv may invalidate getenv's pointer);
+/// unset: appends `var` to `missing` ("A, B") and returns "".
+inline std::string env_string(const char* var, std::string& missing) {
+  if (const char* v = std::getenv(var)) return v;
+  missing += (missing.empty() ? "" : ", ") + std::string(var);
+  return {};
 }
+
+/// `text`, the value of `var`, as an int in [lo, hi]. It must be decimal digits and nothing
+/// else: no sign (not even "+1" or "-0"), no blank, no base prefix, no suffix ("1x").
+/// Otherwise throws comm_error quoting the value as given; `what` names the range ("a rank").
+inline int env_int(const char* var, const std::string& text, int lo, int hi, const char* what) {
+  const std::string where = "devmesh: nccl::world_from_env: " + std::string(var) + "='" + text + "'";
+  const char* const first = text.data();
+  const char* const last = first + text.size();
+  int n = 0;
+  const auto [end, ec] = std::from_chars(first, last, n);  // digits only after the check below
+  if (text.empty() || *first < '0' || *first > '9' || end != last)
+    throw comm_error(where + " is not a number (decimal digits only: no sign, blank or suffix)");
+  if (ec == std::errc::result_out_of_range || n < lo || n > hi)
+    throw comm_error(where + " is not " + what + " (" + std::to_string(lo) + ".." + std::to_string(hi) + ")");
+  return n;
+}
+
+/// True when `s` is empty or only blanks (space, tab, newline, ...).
+inline bool blank(const std::string& s) {
+  for (unsigned char c : s)
+    if (!std::isspace(c)) return false;
+  return true;
+}
+
+/// Sets an environment variable that was unset and unsets it again when the scope ends, on
+/// return and on every exception alike: world_from_env() leaves the environment as it found it.
+class temporary_env {
+ public:
+  temporary_env(const char* name, const std::string& value) : name_(name) {
+    if (::setenv(name, value.c_str(), 1) != 0)
+      throw comm_error("devmesh: nccl::world_from_env: cannot set " + std::string(name) + "=" + value + ": " +
+                       std::strerror(errno));
+  }
+  temporary_env(const temporary_env&) = delete;
+  temporary_env& operator=(const temporary_env&) = delete;
+  ~temporary_env() { ::unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
 
 }  // namespace detail
 
 /// Launch settings of world_from_env().
 struct env_options {
   device_choice device{};
-  /// NCCL_COMM_ID, when unset, becomes MASTER_ADDR:(MASTER_PORT + port_offset). torchrun's
-  /// agent already listens on MASTER_PORT with its own store, hence the default offset 1.
+  /// When NCCL_COMM_ID is unset, world_from_env() sets it to MASTER_ADDR:(MASTER_PORT +
+  /// port_offset) for the duration of the call (NCCL reads it only while creating the
+  /// communicator). torchrun's agent already listens on MASTER_PORT with its own store, hence
+  /// the default offset 1. The sum must be a TCP port (1..65535).
   int port_offset = 1;
 };
 
 /// The NCCL world of a job launched without MPI: RANK and WORLD_SIZE give this process's
 /// place; NCCL_COMM_ID (or MASTER_ADDR/MASTER_PORT) where NCCL's bootstrap root listens.
+/// Every variable is validated before any CUDA or NCCL call; a bad one throws comm_error
+/// naming it and quoting its value. A NCCL_COMM_ID derived from MASTER_ADDR/MASTER_PORT is
+/// unset again before returning or throwing, so the process environment is left as found
+/// (not thread-safe against other threads reading or writing the environment meanwhile).
 /// Without a host channel, a rank that fails cannot tell the others: they end by the
 /// options' timeout (non-blocking) instead.
 inline communicator world_from_env(const options& o = {}, const env_options& e = {}) {
+  const std::string here = "devmesh: nccl::world_from_env: ";
   std::string missing;
-  const int rank = detail::env_int("RANK", missing);
-  const int size = detail::env_int("WORLD_SIZE", missing);
+  const std::string rank_text = detail::env_string("RANK", missing);
+  const std::string size_text = detail::env_string("WORLD_SIZE", missing);
   if (!missing.empty())
-    throw comm_error("devmesh: nccl::world_from_env: missing launcher variable(s) " + missing +
+    throw comm_error(here + "missing launcher variable(s) " + missing +
                      " (set by torchrun; with srun export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS)");
-  if (size < 1 || rank >= size)
-    throw comm_error("devmesh: nccl::world_from_env: RANK=" + std::to_string(rank) + " is not below WORLD_SIZE=" +
-                     std::to_string(size));
-  if (!std::getenv("NCCL_COMM_ID")) {
+  const int rank = detail::env_int("RANK", rank_text, 0, INT_MAX, "a rank");
+  const int size = detail::env_int("WORLD_SIZE", size_text, 1, INT_MAX, "a world size");
+  if (rank >= size)
+    throw comm_error(here + "RANK='" + rank_text + "' is not below WORLD_SIZE='" + size_text + "'");
+  std::string comm_id;   // the address NCCL's bootstrap root listens on
+  bool derived = false;  // set NCCL_COMM_ID to comm_id here (and unset it after)
+  if (const char* user = std::getenv("NCCL_COMM_ID")) {
+    comm_id = user;
+    if (detail::blank(comm_id))
+      throw comm_error(here + "NCCL_COMM_ID='" + comm_id +
+                       "' is empty or blank (set NCCL_COMM_ID=<host>:<port>, or unset it to use MASTER_ADDR and "
+                       "MASTER_PORT)");
+  } else {
     std::string miss;
-    const char* addr = std::getenv("MASTER_ADDR");
-    if (!addr) miss = "MASTER_ADDR";
-    const int port = detail::env_int("MASTER_PORT", miss);
+    std::string a = detail::env_string("MASTER_ADDR", miss);
+    const std::string port_text = detail::env_string("MASTER_PORT", miss);
     if (!miss.empty())
-      throw comm_error("devmesh: nccl::world_from_env: NCCL_COMM_ID is not set and neither is " + miss +
+      throw comm_error(here + "NCCL_COMM_ID is not set and neither is " + miss +
                        " (set MASTER_ADDR and MASTER_PORT, or NCCL_COMM_ID=<host>:<port>)");
-    if (port + e.port_offset < 1 || port + e.port_offset > 65535)
-      throw comm_error("devmesh: nccl::world_from_env: MASTER_PORT=" + std::to_string(port) + " + port_offset " +
-                       std::to_string(e.port_offset) + " is not a TCP port");
-    std::string a = addr;
+    if (detail::blank(a))
+      throw comm_error(here + "MASTER_ADDR='" + a +
+                       "' is empty or blank (set it to the host name or address of rank 0's node, or set "
+                       "NCCL_COMM_ID=<host>:<port>)");
+    for (unsigned char c : a)
+      if (std::isspace(c) || std::iscntrl(c))
+        throw comm_error(here + "MASTER_ADDR='" + a +
+                         "' contains a blank or control character (expected a host name or address)");
+    const int port = detail::env_int("MASTER_PORT", port_text, 1, 65535, "a TCP port");
+    const long long sum = static_cast<long long>(port) + e.port_offset;  // cannot overflow
+    if (sum < 1 || sum > 65535)
+      throw comm_error(here + "MASTER_PORT='" + port_text + "' + port_offset " + std::to_string(e.port_offset) +
+                       " = " + std::to_string(sum) + " is not a TCP port (1..65535)");
     if (a.find(':') != std::string::npos && a.front() != '[') a = "[" + a + "]";  // IPv6
-    std::string id = a + ":" + std::to_string(port + e.port_offset);
-    setenv("NCCL_COMM_ID", id.c_str(), 0);
+    comm_id = a + ":" + std::to_string(sum);
+    derived = true;
   }
   select_device(e.device);
+  // NCCL reads NCCL_COMM_ID in ncclGetUniqueId and, on rank 0, in ncclCommInitRank* (which
+  // starts its bootstrap root there before returning, non-blocking or not). Left set, it
+  // would pin every later NCCL init of the process to this address; so it is unset when
+  // this function returns or throws.
+  std::optional<detail::temporary_env> set_id;
+  if (derived) set_id.emplace("NCCL_COMM_ID", comm_id);
   detail::unique_ids ids(1);
   // With NCCL_COMM_ID set, every rank gets the same id (the address); no exchange needed.
   if (ncclResult_t r = ncclGetUniqueId(&ids[0]); r != ncclSuccess)
-    detail::throw_nccl("nccl::world_from_env: ncclGetUniqueId (NCCL_COMM_ID=" + std::string(std::getenv("NCCL_COMM_ID")) + ")",
-                       r, nullptr);
+    detail::throw_nccl("nccl::world_from_env: ncclGetUniqueId (NCCL_COMM_ID=" + comm_id + ")", r, nullptr);
   return detail::init_rank(size, rank, ids, o, nullptr, "nccl::world_from_env");
 }
 

@@ -14,7 +14,9 @@
 // caller's stream: the timeout bounds the enqueue, not the kernel.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -169,18 +171,29 @@ class communicator {
       if (child) ncclCommAbort(child);
       child = nullptr;
     });
+    // The child's host channel: the parent's split alike, so that its control steps
+    // (outcome agreement, the collective check mode) stay on the host.
+    std::shared_ptr<const detail::host_channel> channel;
+    if (st_->channel) channel = st_->channel->split(child ? color : no_color, key);
     if (!child) return communicator();  // no_color
-    communicator c(child, o, true, nullptr);
-    return c;
+    return communicator(child, o, true, std::move(channel));
+  }
+
+  /// A borrowed alias of this communicator (same ncclComm_t, same host channel): devmesh's
+  /// control plane on NCCL. A new NCCL communicator would cost GPU memory; the control
+  /// steps go over the host channel, which the bootstrap already made private.
+  communicator duplicate(const deadline& = deadline::never()) const {
+    require_valid("duplicate");
+    return communicator(st_->comm, st_->opts, false, st_->channel);
   }
 
   // ---- consistency check --------------------------------------------------------------
   /// n bytes from every rank, gathered in rank order into `out` (host memory). Over the
   /// host channel when this communicator has one (the MPI world it was bootstrapped from),
   /// else an ncclAllGather through a temporary device buffer on the default stream.
-  void all_gather_bytes(const void* in, void* out, std::size_t n) const {
+  void all_gather_bytes(const void* in, void* out, std::size_t n, const deadline& d = deadline::never()) const {
     require_valid("all_gather_bytes");
-    if (st_->channel) return st_->channel->all_gather_bytes(in, out, n);
+    if (st_->channel) return st_->channel->all_gather_bytes(in, out, n, d);
     const std::size_t total = n * static_cast<std::size_t>(st_->size);
     device_buffer buf(total + n);
     auto* base = static_cast<unsigned char*>(buf.ptr);
@@ -188,6 +201,20 @@ class communicator {
     enqueued("ncclAllGather (all_gather_bytes)", ncclAllGather(base + total, base, n, ncclUint8, st_->comm, nullptr));
     detail::check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (all_gather_bytes)");
     detail::check_cuda(cudaMemcpy(out, base, total, cudaMemcpyDeviceToHost), "cudaMemcpy (all_gather_bytes)");
+  }
+
+  /// Element-wise maximum of n words over every rank, in place: over the host channel
+  /// when there is one (bounded by `d`), else an ncclAllReduce through a device buffer
+  /// (bounded by the options' timeout while enqueueing).
+  void all_reduce_max(std::uint64_t* words, std::size_t n, const deadline& d = deadline::never()) const {
+    require_valid("all_reduce_max");
+    if (st_->channel) return st_->channel->all_reduce_max(words, n, d);
+    const std::size_t bytes = n * sizeof(std::uint64_t);
+    device_buffer buf(bytes);
+    detail::check_cuda(cudaMemcpy(buf.ptr, words, bytes, cudaMemcpyHostToDevice), "cudaMemcpy (all_reduce_max)");
+    enqueued("ncclAllReduce (all_reduce_max)", ncclAllReduce(buf.ptr, buf.ptr, n, ncclUint64, ncclMax, st_->comm, nullptr));
+    detail::check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (all_reduce_max)");
+    detail::check_cuda(cudaMemcpy(words, buf.ptr, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy (all_reduce_max)");
   }
 
   // ---- groups -------------------------------------------------------------------------
@@ -238,11 +265,13 @@ class communicator {
   template <class T>
   void all_reduce(const T* send, T* recv, std::size_t count, op o, stream_type s) const {
     require_valid("ncclAllReduce");
+    require_avg_type<T>("ncclAllReduce", o);
     enqueued("ncclAllReduce", ncclAllReduce(send, recv, count, datatype<T>, redop(o), st_->comm, s));
   }
   template <class T>
   void reduce(const T* send, T* recv, std::size_t count, op o, int root, stream_type s) const {
     require_valid("ncclReduce");
+    require_avg_type<T>("ncclReduce", o);
     require_rank("ncclReduce", "root", root);
     enqueued("ncclReduce", ncclReduce(send, recv, count, datatype<T>, redop(o), root, st_->comm, s));
   }
@@ -260,6 +289,7 @@ class communicator {
   template <class T>
   void reduce_scatter(const T* send, T* recv, std::size_t recv_count, op o, stream_type s) const {
     require_valid("ncclReduceScatter");
+    require_avg_type<T>("ncclReduceScatter", o);
     enqueued("ncclReduceScatter", ncclReduceScatter(send, recv, recv_count, datatype<T>, redop(o), st_->comm, s));
   }
   /// count_per_rank elements to and from every rank, as one group of ncclSend/ncclRecv.
@@ -309,6 +339,13 @@ class communicator {
     if (dest != -1) require_rank("ncclSend", "dest", dest);
     if (source != -1) require_rank("ncclRecv", "source", source);
     constexpr ncclDataType_t t = datatype<T>;
+    // Overlapping send and receive buffers (shift(buf, buf)): send a device copy.
+    device_buffer copy(dest != -1 && source != -1 && overlap(send, send_count, recv, recv_count) ? send_count * sizeof(T) : 0);
+    if (copy.ptr) {
+      detail::check_cuda(cudaMemcpyAsync(copy.ptr, send, send_count * sizeof(T), cudaMemcpyDeviceToDevice, s),
+                         "cudaMemcpyAsync (overlapping sendrecv)");
+      send = static_cast<const T*>(copy.ptr);
+    }
     group_start();
     try {
       if (dest != -1) enqueued("ncclSend", ncclSend(send, send_count, t, dest, st_->comm, s));
@@ -318,6 +355,8 @@ class communicator {
       throw;
     }
     group_end();
+    // The copy must outlive the kernel that reads it.
+    if (copy.ptr) detail::check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize (overlapping sendrecv)");
   }
 
  private:
@@ -358,6 +397,21 @@ class communicator {
                        (!st_ ? "empty: default-constructed, moved-from, or a split with dm::no_color"
                              : "aborted after an earlier failure") +
                        ")");
+  }
+  template <class T>
+  static bool overlap(const T* a, std::size_t na, const T* b, std::size_t nb) {
+    const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+    return na && nb && x < y + nb * sizeof(T) && y < x + na * sizeof(T);
+  }
+  /// ncclAvg on integers sums in the element type (it can overflow, then divides): refused
+  /// rather than silently wrong.
+  template <class T>
+  static void require_avg_type(const char* call, op o) {
+    if constexpr (std::is_integral_v<T>)
+      if (o == op::avg)
+        throw comm_error(std::string("devmesh: ") + call +
+                         ": op::avg on an integer type (ncclAvg sums in the element type, which can overflow); "
+                         "reduce with op::sum in a wider type and divide, or average floats");
   }
   void require_rank(const char* call, const char* what, int r) const {
     if (r < 0 || r >= st_->size)

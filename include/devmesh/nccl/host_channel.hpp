@@ -7,19 +7,28 @@
 // error, instead of some ranks throwing and the others waiting for them.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "../deadline.hpp"
+
 namespace devmesh::nccl::detail {
 
-/// Host all-gather over the ranks of a communicator, in its rank order.
+/// Host collectives over the ranks of a communicator, in its rank order, each bounded by
+/// a deadline (devmesh::timeout_error past it).
 class host_channel {
  public:
   virtual ~host_channel() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  virtual void all_gather_bytes(const void* in, void* out, std::size_t n) const = 0;
+  virtual void all_gather_bytes(const void* in, void* out, std::size_t n, const deadline& d) const = 0;
+  virtual void all_reduce_max(std::uint64_t* words, std::size_t n, const deadline& d) const = 0;
+  /// The channel of a split child (same color and key as the NCCL split; nullptr for
+  /// dm::no_color). Collective over this channel.
+  virtual std::shared_ptr<const host_channel> split(int color, int key) const = 0;
 };
 
 /// Outcome of one rank's part of a collective NCCL operation.
@@ -38,7 +47,7 @@ std::string agree(const host_channel* ch, int my_rank, rank_outcome mine, CodeNa
   std::vector<rank_outcome> all;
   if (ch) {
     all.resize(static_cast<std::size_t>(ch->size()));
-    ch->all_gather_bytes(&mine, all.data(), sizeof(rank_outcome));
+    ch->all_gather_bytes(&mine, all.data(), sizeof(rank_outcome), deadline::never());
   } else {
     all.assign(1, mine);
   }

@@ -16,6 +16,7 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include "../mpi/communicator.hpp"
 #include "bootstrap.hpp"
 
 namespace devmesh::nccl {
@@ -29,36 +30,31 @@ inline void check_mpi(int rc, const char* call) {
   throw comm_error(std::string("devmesh: ") + call + " failed: " + std::string(text, static_cast<std::size_t>(len)));
 }
 
-/// A private duplicate of the bootstrap MPI communicator, errors returned (not fatal).
+/// A private duplicate of the bootstrap MPI communicator (a dm::mpi::communicator: errors
+/// returned, control steps bounded, nothing freed after MPI_Finalize).
 class mpi_channel final : public host_channel {
  public:
-  explicit mpi_channel(MPI_Comm parent) {
-    check_mpi(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup (nccl bootstrap)");
-    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(comm_, &rank_);
-    MPI_Comm_size(comm_, &size_);
+  explicit mpi_channel(MPI_Comm parent) : comm_(devmesh::mpi::communicator::borrow(parent).duplicate()) {}
+  explicit mpi_channel(devmesh::mpi::communicator c) : comm_(std::move(c)) {}
+  int rank() const override { return comm_.rank(); }
+  int size() const override { return comm_.size(); }
+  void all_gather_bytes(const void* in, void* out, std::size_t n, const deadline& d) const override {
+    comm_.all_gather_bytes(in, out, n, d);
   }
-  mpi_channel(const mpi_channel&) = delete;
-  mpi_channel& operator=(const mpi_channel&) = delete;
-  ~mpi_channel() override {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized) MPI_Comm_free(&comm_);  // after MPI_Finalize there is nothing left to free
+  void all_reduce_max(std::uint64_t* words, std::size_t n, const deadline& d) const override {
+    comm_.all_reduce_max(words, n, d);
   }
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  void all_gather_bytes(const void* in, void* out, std::size_t n) const override {
-    check_mpi(MPI_Allgather(in, static_cast<int>(n), MPI_BYTE, out, static_cast<int>(n), MPI_BYTE, comm_),
-              "MPI_Allgather (nccl host channel)");
+  std::shared_ptr<const host_channel> split(int color, int key) const override {
+    devmesh::mpi::communicator c = comm_.split(color, key);
+    if (!c.valid()) return nullptr;
+    return std::make_shared<const mpi_channel>(std::move(c));
   }
   void broadcast_bytes(void* buf, std::size_t n, int root) const {
-    check_mpi(MPI_Bcast(buf, static_cast<int>(n), MPI_BYTE, root, comm_), "MPI_Bcast (ncclUniqueId)");
+    comm_.broadcast(static_cast<unsigned char*>(buf), n, root);
   }
 
  private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0;
-  int size_ = 0;
+  devmesh::mpi::communicator comm_;
 };
 
 }  // namespace detail

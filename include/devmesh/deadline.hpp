@@ -1,0 +1,95 @@
+// devmesh/deadline.hpp: the bound on every collective step devmesh takes on its own
+// behalf (init agreement, consistency check, communicator creation, flatten, unflatten,
+// from_comms validation, the collective check mode).
+//
+// A rank that skips such a step, waits elsewhere or died must not leave the others waiting
+// forever: each step polls non-blocking collectives until its deadline, then throws
+// timeout_error. The bound comes from device_mesh_options::timeout, else the environment
+// (DEVMESH_TIMEOUT=<seconds>), else 600 s: generous, because a slow, oversubscribed or
+// loaded machine is not a hang.
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "diagnostics.hpp"
+
+namespace devmesh {
+
+/// A control step did not complete before its deadline: some rank did not arrive. Every
+/// rank that was waiting throws it; the communicator it waited on is unusable afterwards
+/// (its pending operation can never be matched again).
+class timeout_error : public mesh_error {
+ public:
+  using mesh_error::mesh_error;
+};
+
+/// When a control step must be done by, and the bound it came from (for messages).
+struct deadline {
+  std::chrono::steady_clock::time_point at = std::chrono::steady_clock::time_point::max();
+  std::chrono::milliseconds bound{0};
+
+  static deadline after(std::chrono::milliseconds b) {
+    return {std::chrono::steady_clock::now() + b, b};
+  }
+  static deadline never() { return {}; }
+  bool passed() const { return std::chrono::steady_clock::now() >= at; }
+  /// "3 s" / "2.5 s" / "no deadline"
+  std::string describe() const {
+    if (at == std::chrono::steady_clock::time_point::max()) return "no deadline";
+    const double s = static_cast<double>(bound.count()) / 1000.0;
+    std::string t = std::to_string(s);
+    t.erase(t.find_last_not_of('0') + 1);
+    if (!t.empty() && t.back() == '.') t.pop_back();
+    return t + " s";
+  }
+};
+
+inline constexpr std::chrono::milliseconds default_timeout = std::chrono::seconds(600);
+
+/// The bound set by DEVMESH_TIMEOUT (seconds, > 0, decimals allowed), else `fallback`.
+/// A malformed value is an error, not silently the default.
+inline std::chrono::milliseconds timeout_from_env(std::chrono::milliseconds fallback = default_timeout) {
+  const char* v = std::getenv("DEVMESH_TIMEOUT");
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const double s = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !std::isfinite(s) || s <= 0 || s > 1e9)
+    throw mesh_error(std::string("devmesh: DEVMESH_TIMEOUT='") + v +
+                     "' is not a number of seconds > 0 (e.g. DEVMESH_TIMEOUT=600)");
+  return std::chrono::milliseconds(static_cast<long long>(std::ceil(s * 1000.0)));
+}
+
+/// True when DEVMESH_CHECK_COLLECTIVES is set to anything but "", "0", "false" or "off".
+inline bool check_collectives_from_env() {
+  const char* v = std::getenv("DEVMESH_CHECK_COLLECTIVES");
+  if (!v) return false;
+  const std::string s = v;
+  return !(s.empty() || s == "0" || s == "false" || s == "off" || s == "OFF" || s == "False");
+}
+
+namespace detail {
+
+/// Polls `done()` until it is true or `d` passes (then returns false). Spins briefly (a
+/// control step usually completes within microseconds), then sleeps with a growing nap up
+/// to 1 ms, so that 8 oversubscribed ranks on 2 cores still make progress.
+template <class Done>
+bool poll_until(const deadline& d, Done done) {
+  for (int i = 0; i < 64; ++i) {
+    if (done()) return true;
+    std::this_thread::yield();
+  }
+  auto nap = std::chrono::microseconds(20);
+  for (;;) {
+    if (done()) return true;
+    if (d.passed()) return done();
+    std::this_thread::sleep_for(nap);
+    nap = std::min(nap * 2, std::chrono::microseconds(1000));
+  }
+}
+
+}  // namespace detail
+}  // namespace devmesh

@@ -1,0 +1,148 @@
+// tests/contract/contract_deadline.cpp (issue 9: "nothing hangs"): a rank that skips or fails
+// a collective step devmesh does on its own behalf; run on 4 ranks with DEVMESH_TIMEOUT set
+// (CMake: mpirun -x DEVMESH_TIMEOUT=3, or 2.5). The waiting ranks must throw mesh_error
+// ("devmesh: ", the step's name, "timed out"); then every rank, the odd one included, meets
+// at MPI_Barrier(MPI_COMM_WORLD) and exits 0 through dm::mpi::environment (MPI_Finalize).
+// No wall-clock bound is asserted (the machine is shared): ctest's TIMEOUT is the backstop.
+//
+//   init            rank 3 skips init_device_mesh: ranks 0-2 throw (init_device_mesh, timed out)
+//   flatten         rank 3 skips an eager flatten: ranks 0-2 throw (flatten, timed out)
+//   unflatten       rank 3 skips an eager unflatten: ranks 0-2 throw (unflatten, timed out)
+//   smaller_flatten a mesh of ranks 0-1 of 4; only members call flatten (guarded by
+//                   is_member()): ranks 0-1 throw (flatten, timed out)
+//   world_mismatch  rank 3 passes an adopted MPI_Comm_dup(MPI_COMM_WORLD) to init_device_mesh,
+//                   the others MPI_COMM_WORLD: every rank throws (init_device_mesh)
+//   hook            the on_create hook of dim tp throws on rank 2, which catches the exception
+//                   and carries on: every rank gets an exception from init_device_mesh, the
+//                   others a mesh_error naming rank 2
+//   lazy            a lazy mesh; rank 3 skips the first use of dim dp: ranks 0-2 throw
+//                   (timed out)
+//   from_comms      rank 3 skips from_comms: ranks 0-2 throw (from_comms, timed out)
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+using C = dm::mpi::communicator;
+using m2 = dm::mesh<dm::dim<"dp">, dm::dim<"tp">>;
+
+namespace {
+
+int me = 0;
+
+/// f on the waiting ranks must throw mesh_error with every needle; reports the time taken.
+template <class F>
+void expect_timeout(const std::string& what, F&& f, std::initializer_list<std::string> needles) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto t = contract::catch_all(f);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  contract::expect_mesh_error(t, needles, __FILE__, __LINE__, what);
+  std::printf("[rank %d] %s: after %.2f s: %s: %s\n", me, what.c_str(), s, t.any ? t.type.c_str() : "no exception",
+              t.what.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dm::mpi::environment env(argc, argv);
+  const std::string scenario = argc > 1 ? argv[1] : "";
+  const auto world = dm::mpi::world();
+  me = world.rank();
+  if (!contract::require_ranks(4, "contract_deadline")) return 2;
+  const char* timeout = std::getenv("DEVMESH_TIMEOUT");
+  if (me == 0) std::printf("contract.deadline.%s: DEVMESH_TIMEOUT=%s\n", scenario.c_str(), timeout ? timeout : "(unset)");
+  // Objects that must outlive the rendezvous below (communicators other ranks may still use).
+  std::vector<MPI_Comm> keep;
+  std::optional<C> adopted;
+  const auto unexpected = contract::catch_all([&] {
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank starts the scenario together
+    if (scenario == "init") {
+      if (me != 3) expect_timeout("init_device_mesh without rank 3", [&] { (void)dm::init_device_mesh(world, m2(2, 2)); },
+                                  {"devmesh: ", "init_device_mesh", "timed out"});
+    } else if (scenario == "flatten" || scenario == "unflatten") {
+      auto mesh = dm::init_device_mesh(world, m2(2, 2));
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (me != 3) {
+        if (scenario == "flatten")
+          expect_timeout("flatten without rank 3", [&] { (void)mesh.flatten<"all">(); },
+                         {"devmesh: ", "flatten", "timed out"});
+        else
+          expect_timeout("unflatten without rank 3",
+                         [&] { (void)mesh.unflatten<"dp", dm::dim<"d0", 1>, dm::dim<"d1", 2>>(); },
+                         {"devmesh: ", "unflatten", "timed out"});
+      }
+    } else if (scenario == "smaller_flatten") {
+      auto mesh = dm::init_device_mesh(world, m2(1, 2));  // world ranks 0-1 of 4
+      ++test::checks;
+      if (mesh.is_member() != (me < 2)) test::fail(__FILE__, __LINE__, "is_member() is wrong");
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (mesh.is_member())
+        expect_timeout("flatten by the members only", [&] { (void)mesh.flatten<"all">(); },
+                       {"devmesh: ", "flatten", "timed out"});
+    } else if (scenario == "world_mismatch") {
+      // MPI_Comm_dup is collective: every rank makes one; only rank 3 passes it. Each keeps
+      // its dup until after the rendezvous (rank 3's pending messages may refer to it).
+      MPI_Comm dup = MPI_COMM_NULL;
+      MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+      if (me == 3) {
+        adopted.emplace(C::adopt(dup));  // freed after the rendezvous
+        expect_timeout("init_device_mesh over a dup of the world (the others: the world)",
+                       [&] { (void)dm::init_device_mesh(*adopted, m2(2, 2)); }, {"devmesh: ", "init_device_mesh"});
+      } else {
+        keep.push_back(dup);
+        expect_timeout("init_device_mesh over the world (rank 3: a dup of it)",
+                       [&] { (void)dm::init_device_mesh(world, m2(2, 2)); }, {"devmesh: ", "init_device_mesh"});
+      }
+    } else if (scenario == "hook") {
+      dm::device_mesh_options<C> o;
+      // Set on every rank (the hook enters the fingerprint); throws on rank 2 only, after
+      // its split of dim tp.
+      o.per_dim["tp"].on_create = [](MPI_Comm) {
+        if (test::world_rank() == 2) throw std::runtime_error("injected: on_create of dim tp throws on rank 2");
+      };
+      const auto t = contract::catch_all([&] { (void)dm::init_device_mesh(world, m2(2, 2), o); });
+      ++test::checks;
+      if (me == 2) {
+        if (!t.any) test::fail(__FILE__, __LINE__, "rank 2: init_device_mesh did not throw");
+      } else {
+        contract::expect_mesh_error(t, {"devmesh: ", "init_device_mesh", "rank 2"}, __FILE__, __LINE__,
+                                    "init_device_mesh with rank 2's hook throwing");
+      }
+      std::printf("[rank %d] hook: %s: %s\n", me, t.any ? t.type.c_str() : "no exception", t.what.c_str());
+    } else if (scenario == "lazy") {
+      dm::device_mesh_options<C> o;
+      o.lazy = true;
+      auto mesh = dm::init_device_mesh(world, m2(2, 2), o);
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (me != 3)
+        expect_timeout("lazy first use of dp without rank 3", [&] { (void)mesh.comm<"dp">(); }, {"devmesh: ", "timed out"});
+    } else if (scenario == "from_comms") {
+      MPI_Comm dp = MPI_COMM_NULL, tp = MPI_COMM_NULL;
+      MPI_Comm_split(MPI_COMM_WORLD, me % 2, me / 2, &dp);
+      MPI_Comm_split(MPI_COMM_WORLD, me / 2, me % 2, &tp);
+      keep.push_back(dp);
+      keep.push_back(tp);
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (me != 3)
+        expect_timeout("from_comms without rank 3",
+                       [&] { (void)dm::from_comms(world, {C::borrow(dp), C::borrow(tp)}, m2(2, 2)); },
+                       {"devmesh: ", "from_comms", "timed out"});
+    } else {
+      throw std::invalid_argument("unknown scenario '" + scenario + "'");
+    }
+  });
+  if (unexpected.any)
+    test::fail(__FILE__, __LINE__, "scenario " + scenario + " threw " + unexpected.type + ": " + unexpected.what);
+  // The rendezvous: every rank, the odd one included, gets here and ends normally.
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int rc = test::finish(("contract.deadline." + scenario).c_str());
+  for (MPI_Comm& c : keep) MPI_Comm_free(&c);
+  adopted.reset();
+  return rc;
+}

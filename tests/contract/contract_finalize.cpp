@@ -1,0 +1,110 @@
+// tests/contract/contract_finalize.cpp (issue 9: "nothing silently wrong"): devmesh calls
+// after MPI_Finalize. A device mesh (and a world communicator handle, and a reference to one
+// dim's communicator) outlive a dm::mpi::environment in a nested scope; after it finalized
+// MPI, each call below must throw a std::exception subclass (dm::mesh_error or
+// dm::comm_error) whose what() contains "finalized", and the process must exit 0: MPI must
+// never get to abort the job. One scenario per call (an abort ends the process, so each
+// call gets its own verdict); 2 ranks. Checks after MPI_Finalize are local: each rank's
+// exit status carries them.
+//
+//   all_reduce, broadcast   typed collectives of the mesh
+//   flatten, unflatten      derived meshes (collective in eager mode)
+//   comm                    mesh.comm<"dp">()
+//   comm_collective         barrier and all_reduce on a dim's communicator taken before
+//   init                    init_device_mesh over a world handle taken before
+//   split                   dm::mpi::communicator::split on that handle
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <devmesh/devmesh.hpp>
+
+namespace dm = devmesh;
+using C = dm::mpi::communicator;
+using m2 = dm::mesh<dm::dim<"dp">, dm::dim<"tp">>;
+
+static int failures = 0;
+static int me = -1;
+
+static void fail(int line, const std::string& what) {
+  ++failures;
+  std::fprintf(stderr, "[rank %d] contract_finalize.cpp:%d: FAILED: %s\n", me, line, what.c_str());
+}
+
+/// f must throw mesh_error or comm_error whose what() contains "finalized".
+template <class F>
+static void expect_finalized(const std::string& what, F&& f) {
+  std::string type, message;
+  try {
+    f();
+  } catch (const dm::mesh_error& e) {
+    type = "mesh_error", message = e.what();
+  } catch (const dm::comm_error& e) {
+    type = "comm_error", message = e.what();
+  } catch (const std::exception& e) {
+    type = "std::exception", message = e.what();
+  }
+  if (type.empty())
+    fail(__LINE__, what + " after MPI_Finalize did not throw");
+  else if (type == "std::exception")
+    fail(__LINE__, what + " after MPI_Finalize threw neither mesh_error nor comm_error: " + message);
+  else if (message.find("finalized") == std::string::npos)
+    fail(__LINE__, what + " after MPI_Finalize threw " + type + " without 'finalized': " + message);
+  else if (me == 0)
+    std::printf("%s after MPI_Finalize: %s: %s\n", what.c_str(), type.c_str(), message.c_str());
+}
+
+int main(int argc, char** argv) {
+  const std::string scenario = argc > 1 ? argv[1] : "";
+  std::optional<C> world;                           // a handle to MPI_COMM_WORLD, outliving MPI
+  std::optional<dm::device_mesh<m2, C>> mesh;       // owns its (borrowed) world handle
+  const C* dp_comm = nullptr;                       // a dim's communicator, taken before
+  int n = 0;
+  {
+    dm::mpi::environment env(argc, argv);
+    world.emplace(dm::mpi::world());
+    me = world->rank();
+    n = world->size();
+    mesh.emplace(dm::init_device_mesh(dm::mpi::world(), m2(1, n)));
+    dp_comm = &mesh->comm<"dp">();
+    // Before MPI_Finalize everything works.
+    std::vector<int> v{me + 1};
+    mesh->all_reduce<"tp">(std::span(v), dm::op::sum);
+    if (v[0] != n * (n + 1) / 2) fail(__LINE__, "all_reduce before MPI_Finalize is wrong");
+  }  // MPI_Finalize
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) fail(__LINE__, "MPI is not finalized after the environment's scope");
+
+  std::vector<int> v{1, 2};
+  if (scenario == "all_reduce") {
+    expect_finalized("mesh.all_reduce<\"tp\">", [&] { mesh->all_reduce<"tp">(std::span(v), dm::op::sum); });
+  } else if (scenario == "broadcast") {
+    expect_finalized("mesh.broadcast<\"tp\">", [&] { mesh->broadcast<"tp">(std::span(v), 0); });
+  } else if (scenario == "flatten") {
+    expect_finalized("mesh.flatten<\"all\">", [&] { (void)mesh->flatten<"all">(); });
+  } else if (scenario == "unflatten") {
+    expect_finalized("mesh.unflatten<\"tp\">", [&] { (void)mesh->unflatten<"tp", dm::dim<"t0", 1>, dm::dim<"t1">>(); });
+  } else if (scenario == "comm") {
+    // comm() is an accessor (a load: no MPI call, so it cannot make MPI abort the job and
+    // stays zero-cost); whatever is done with the handle after MPI_Finalize throws.
+    const auto& c = mesh->comm<"dp">();
+    expect_finalized("mesh.comm<\"dp\">().barrier()", [&] { c.barrier(); });
+  } else if (scenario == "comm_collective") {
+    expect_finalized("comm<\"dp\">().barrier()", [&] { dp_comm->barrier(); });
+    expect_finalized("comm<\"dp\">().all_reduce", [&] { dp_comm->all_reduce(v.data(), v.data(), v.size(), dm::op::sum); });
+  } else if (scenario == "init") {
+    expect_finalized("init_device_mesh", [&] { (void)dm::init_device_mesh(*world, m2(1, n)); });
+  } else if (scenario == "split") {
+    expect_finalized("communicator::split", [&] { (void)world->split(0, me); });
+  } else {
+    fail(__LINE__, "unknown scenario '" + scenario + "'");
+  }
+  mesh.reset();  // destroyed after MPI_Finalize: nothing freed, no abort
+  world.reset();
+  if (failures == 0 && me == 0) std::printf("contract.finalize.%s: ok\n", scenario.c_str());
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,174 @@
+// tests/contract/contract_options.cpp (issue 9): the C++ option fields of
+// dm::device_mesh_options<dm::mpi::communicator>, set in code, no environment variable:
+//
+//   check_collectives  check_collectives = true: an all_reduce of 4 elements on rank 2 and 8
+//                      elsewhere throws mesh_error ("disagree", "count") on every rank; a
+//                      correct all_reduce afterwards is right
+//   timeout            timeout = 2 s: rank 3 skips an eager flatten; ranks 0-2 throw mesh_error
+//                      ("flatten", "timed out"); every rank meets at a barrier and exits 0
+//   share              share_equal_groups = true: dims with identical groups and equal options
+//                      share one communicator (MPI_IDENT): a flattened alias and the dim with
+//                      its groups, two size-1 dims; not when their options differ, and never
+//                      the user's world (a 1-D mesh over it is only MPI_CONGRUENT)
+//
+// The fields are set through requires-expressions, so that this file compiles against headers
+// that do not have them yet (the shared build stays green); a missing field is a failed check
+// naming it.
+#include <chrono>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+using C = dm::mpi::communicator;
+using O = dm::device_mesh_options<C>;
+using m2 = dm::mesh<dm::dim<"dp">, dm::dim<"tp">>;
+using m3 = dm::mesh<dm::dim<"dp">, dm::dim<"cp">, dm::dim<"tp">>;
+
+namespace {
+
+int me = 0;
+
+template <class T>
+bool set_check_collectives(T& o, bool v) {
+  if constexpr (requires { o.check_collectives = v; }) {
+    o.check_collectives = v;
+    return true;
+  } else {
+    return false;
+  }
+}
+template <class T>
+bool set_timeout(T& o, std::chrono::milliseconds v) {
+  if constexpr (requires { o.timeout = v; }) {
+    o.timeout = v;
+    return true;
+  } else {
+    return false;
+  }
+}
+template <class T>
+bool set_share(T& o, bool v) {
+  if constexpr (requires { o.share_equal_groups = v; }) {
+    o.share_equal_groups = v;
+    return true;
+  } else {
+    return false;
+  }
+}
+
+bool field(bool present, const char* name) {
+  ++test::checks;
+  if (!present)
+    test::fail(__FILE__, __LINE__, std::string("dm::device_mesh_options<dm::mpi::communicator> has no field '") + name +
+                                       "' (the contract of issue 9)");
+  return present;
+}
+
+template <dm::fixed_string N, class M>
+void expect_sum(const M& m, int salt, int line) {
+  const auto g = m.layout().template group<N>(me);
+  std::vector<int> v{me + salt, 1};
+  m.template all_reduce<N>(std::span(v), dm::op::sum);
+  int e = 0;
+  for (int r : g) e += r + salt;
+  ++test::checks;
+  if (v[0] != e || v[1] != g.size())
+    test::fail(__FILE__, line, "all_reduce on '" + std::string(N.view()) + "': got " + std::to_string(v[0]) + "," +
+                                   std::to_string(v[1]) + ", expected " + std::to_string(e) + "," + std::to_string(g.size()));
+}
+
+void check_collectives(const C& world) {
+  O o;
+  if (!field(set_check_collectives(o, true), "check_collectives")) return;
+  auto mesh = dm::init_device_mesh(world, m2(1, world.size()), o);
+  std::vector<int> v(me == 2 ? 4 : 8, me);
+  const auto t = contract::catch_all([&] { mesh.all_reduce<"tp">(std::span(v), dm::op::sum); });
+  EXPECT_MESH_ERROR(t, "all_reduce of 4 elements on rank 2, 8 elsewhere", "devmesh: ", "all_reduce", "disagree", "count");
+  if (me == 0 || me == 2) contract::show("check_collectives", t.what);
+  for (int round = 0; round < 3; ++round) expect_sum<"tp">(mesh, round, __LINE__);
+}
+
+void timeout(const C& world) {
+  O o;
+  if (!field(set_timeout(o, std::chrono::milliseconds(2000)), "timeout")) return;
+  auto mesh = dm::init_device_mesh(world, m2(2, 2), o);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me != 3) {
+    const auto t = contract::catch_all([&] { (void)mesh.flatten<"all">(); });
+    EXPECT_MESH_ERROR(t, "flatten without rank 3, options.timeout = 2 s", "devmesh: ", "flatten", "timed out");
+    contract::show("timeout", t.any ? t.what : "no exception");
+  }
+}
+
+void share(const C& world) {
+  using contract::compare;
+  using contract::compare_name;
+  auto expect_cmp = [](MPI_Comm a, MPI_Comm b, bool want_ident, const std::string& what, int line) {
+    const int r = compare(a, b);
+    ++test::checks;
+    if (want_ident ? r != MPI_IDENT : (r == MPI_IDENT || a == b))
+      test::fail(__FILE__, line, what + ": MPI_Comm_compare is " + compare_name(r) + ", expected " +
+                                     (want_ident ? "MPI_IDENT (shared)" : "not MPI_IDENT (not shared)"));
+  };
+  O o;
+  if (!field(set_share(o, true), "share_equal_groups")) return;
+  // A flattened alias with the groups of cp, default options everywhere: shared.
+  auto mesh = dm::init_device_mesh(world, m3(1, 2, 2), o);
+  auto f = mesh.flatten<"dp_cp", "dp", "cp">();
+  expect_cmp(f.comm<"dp_cp">().native(), mesh.comm<"cp">().native(), true, "dp_cp vs cp, equal options", __LINE__);
+  expect_sum<"dp_cp">(f, 1, __LINE__);
+  expect_sum<"cp">(mesh, 2, __LINE__);
+  // Never the user's world: the flatten of all dims, a 1-D mesh.
+  auto all = mesh.flatten<"all">();
+  expect_cmp(all.comm<"all">().native(), MPI_COMM_WORLD, false, "flatten of all dims vs MPI_COMM_WORLD", __LINE__);
+  expect_cmp(all.comm<"all">().native(), world.native(), false, "flatten of all dims vs the world passed in", __LINE__);
+  auto line = dm::init_device_mesh<dm::mesh<dm::dim<"x">>>(world, o);
+  expect_cmp(line.comm().native(), MPI_COMM_WORLD, false, "1-D mesh vs MPI_COMM_WORLD", __LINE__);
+  expect_sum<"all">(all, 3, __LINE__);
+  expect_sum<"x">(line, 4, __LINE__);
+  // Two size-1 dims with equal options: shared; with other options (hints, name): not.
+  using ones = dm::mesh<dm::dim<"a">, dm::dim<"b">, dm::dim<"c">, dm::dim<"d">>;
+  O o2 = o;
+  o2.per_dim["c"].hints = {{"mpi_assert_no_any_source", "true"}};
+  o2.per_dim["d"].name = "my_d";
+  auto ab = dm::init_device_mesh(world, ones(1, 1, 1, world.size()), o2);
+  const MPI_Comm a = ab.comm<"a">().native(), b = ab.comm<"b">().native(), c = ab.comm<"c">().native();
+  expect_cmp(a, b, true, "size-1 dims a and b, equal options", __LINE__);
+  expect_cmp(a, c, false, "size-1 dims a and c, c with its own hints", __LINE__);
+  expect_cmp(ab.comm<"d">().native(), MPI_COMM_WORLD, false, "dim d spanning the world vs MPI_COMM_WORLD", __LINE__);
+  ++test::checks;
+  if (contract::comm_name(ab.comm<"d">().native()) != "my_d")
+    test::fail(__FILE__, __LINE__, "dim d is named '" + contract::comm_name(ab.comm<"d">().native()) + "', expected my_d");
+  auto fd = ab.flatten<"a_d", "a", "d">();  // the groups of d, default options: not d's (named my_d)
+  expect_cmp(fd.comm<"a_d">().native(), ab.comm<"d">().native(), false, "a_d (default options) vs d (named my_d)",
+             __LINE__);
+  expect_sum<"a">(ab, 5, __LINE__);
+  expect_sum<"c">(ab, 6, __LINE__);
+  expect_sum<"a_d">(fd, 7, __LINE__);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dm::mpi::environment env(argc, argv);
+  const std::string scenario = argc > 1 ? argv[1] : "";
+  const auto world = dm::mpi::world();
+  me = world.rank();
+  if (!contract::require_ranks(4, "contract_options")) return 2;
+  const auto t = contract::catch_all([&] {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (scenario == "check_collectives")
+      check_collectives(world);
+    else if (scenario == "timeout")
+      timeout(world);
+    else if (scenario == "share")
+      share(world);
+    else
+      throw std::invalid_argument("unknown scenario '" + scenario + "'");
+  });
+  if (t.any) test::fail(__FILE__, __LINE__, "scenario " + scenario + " threw " + t.type + ": " + t.what);
+  MPI_Barrier(MPI_COMM_WORLD);
+  return test::finish(("contract.options." + scenario).c_str());
+}
