@@ -97,6 +97,8 @@ inline void add_pending(comm_state* s) {
 
 }  // namespace detail
 
+/// An NCCL communicator (ncclComm_t): move-only; owning (adopt, split: finalized and
+/// destroyed at destruction) or borrowed. Collectives are enqueued on a cudaStream_t.
 class communicator {
  public:
   using native_type = ncclComm_t;
@@ -105,7 +107,9 @@ class communicator {
 
   /// An invalid communicator (what split() returns to ranks with dm::no_color).
   communicator() = default;
+  /// Takes over the other's ncclComm_t; the other becomes invalid.
   communicator(communicator&&) noexcept = default;
+  /// Ends this communicator (if it owns one), then takes over o's; o becomes invalid.
   communicator& operator=(communicator&& o) noexcept {
     if (this != &o) {
       if (st_) st_->end();
@@ -113,6 +117,7 @@ class communicator {
     }
     return *this;
   }
+  /// Finalizes and destroys the ncclComm_t if owned.
   ~communicator() {
     if (st_) st_->end();
   }
@@ -122,12 +127,17 @@ class communicator {
   /// Wraps `comm` without owning it: the caller keeps ending it.
   static communicator borrow(ncclComm_t comm, options opts = {}) { return communicator(comm, std::move(opts), false, nullptr); }
 
+  /// False for a default-constructed, moved-from or non-member (no_color) communicator.
   bool valid() const { return st_ && st_->comm != nullptr; }
   /// True after abort() or after a failure that aborted this communicator.
   bool aborted() const { return st_ && st_->aborted; }
+  /// Rank in this communicator (-1 if invalid).
   int rank() const { return st_ ? st_->rank : -1; }
+  /// Number of ranks (0 if invalid).
   int size() const { return st_ ? st_->size : 0; }
+  /// The ncclComm_t (nullptr if invalid); this object keeps ownership.
   ncclComm_t native() const { return st_ ? st_->comm : nullptr; }
+  /// The options it was created with.
   const options& opts() const {
     static const options none{};
     return st_ ? st_->opts : none;
@@ -135,6 +145,7 @@ class communicator {
   /// True when a host (MPI) channel backs all_gather_bytes and the outcome agreement.
   bool has_host_channel() const { return st_ && st_->channel; }
 
+  /// "nccl": the backend's name in messages and in the consistency check.
   static const char* backend_name() { return "nccl"; }
 
   /// ncclCommAbort: ends pending work and frees the communicator; never throws.
@@ -179,12 +190,14 @@ class communicator {
     return communicator(child, o, true, std::move(channel));
   }
 
-  /// A borrowed alias of this communicator (same ncclComm_t, same host channel): devmesh's
-  /// control plane on NCCL. A new NCCL communicator would cost GPU memory; the control
-  /// steps go over the host channel, which the bootstrap already made private.
-  communicator duplicate(const deadline& = deadline::never()) const {
+  /// devmesh's control plane on NCCL: a borrowed alias of this ncclComm_t (a new NCCL
+  /// communicator would cost GPU memory) with a private copy of the host channel (bounded
+  /// MPI_Comm_idup), so that each mesh's control steps are its own. Its splits are splits
+  /// of this communicator. Without a host channel (world_from_env) the alias shares this
+  /// communicator's NCCL traffic.
+  communicator duplicate(const deadline& d = deadline::never()) const {
     require_valid("duplicate");
-    return communicator(st_->comm, st_->opts, false, st_->channel);
+    return communicator(st_->comm, st_->opts, false, st_->channel ? st_->channel->duplicate(d) : nullptr);
   }
 
   // ---- consistency check --------------------------------------------------------------
@@ -262,30 +275,39 @@ class communicator {
   }
 
   // ---- typed collectives (see backend.hpp) ---------------------------------------------
+  /// Partially overlapping send and recv (identical ones are in place) reduce from a copy.
   template <class T>
   void all_reduce(const T* send, T* recv, std::size_t count, op o, stream_type s) const {
     require_valid("ncclAllReduce");
     require_avg_type<T>("ncclAllReduce", o);
-    enqueued("ncclAllReduce", ncclAllReduce(send, recv, count, datatype<T>, redop(o), st_->comm, s));
+    send_copy<T> copy(send, recv, count, s);
+    enqueued("ncclAllReduce", ncclAllReduce(copy.send, recv, count, datatype<T>, redop(o), st_->comm, s));
+    copy.settle(s);
   }
+  /// ncclReduce of count elements onto rank root, enqueued on s.
   template <class T>
   void reduce(const T* send, T* recv, std::size_t count, op o, int root, stream_type s) const {
     require_valid("ncclReduce");
     require_avg_type<T>("ncclReduce", o);
     require_rank("ncclReduce", "root", root);
-    enqueued("ncclReduce", ncclReduce(send, recv, count, datatype<T>, redop(o), root, st_->comm, s));
+    send_copy<T> copy(send, recv, count, s);
+    enqueued("ncclReduce", ncclReduce(copy.send, recv, count, datatype<T>, redop(o), root, st_->comm, s));
+    copy.settle(s);
   }
+  /// ncclBroadcast of count elements from rank root, in place, enqueued on s.
   template <class T>
   void broadcast(T* buf, std::size_t count, int root, stream_type s) const {
     require_valid("ncclBroadcast");
     require_rank("ncclBroadcast", "root", root);
     enqueued("ncclBroadcast", ncclBroadcast(buf, buf, count, datatype<T>, root, st_->comm, s));
   }
+  /// ncclAllGather: send_count elements from each rank into recv, in rank order, on s.
   template <class T>
   void all_gather(const T* send, T* recv, std::size_t send_count, stream_type s) const {
     require_valid("ncclAllGather");
     enqueued("ncclAllGather", ncclAllGather(send, recv, send_count, datatype<T>, st_->comm, s));
   }
+  /// ncclReduceScatter: block rank() of the reduction, recv_count elements, on s.
   template <class T>
   void reduce_scatter(const T* send, T* recv, std::size_t recv_count, op o, stream_type s) const {
     require_valid("ncclReduceScatter");
@@ -398,6 +420,28 @@ class communicator {
                              : "aborted after an earlier failure") +
                        ")");
   }
+  /// send, or a device copy of it when it partially overlaps recv (count elements each).
+  template <class T>
+  struct send_copy {
+    const T* send;
+    device_buffer buf;
+    send_copy(const T* s, const T* recv, std::size_t count, stream_type st)
+        : send(s), buf(s != recv && overlap(s, count, recv, count) ? count * sizeof(T) : 0) {
+      if (!buf.ptr) return;
+      // Inside a group the call runs at group_end, after this copy would be freed.
+      if (detail::groups().depth > 0)
+        throw comm_error("devmesh: partially overlapping send and recv buffers inside an NCCL group: use "
+                         "identical buffers (in place) or disjoint ones");
+      detail::check_cuda(cudaMemcpyAsync(buf.ptr, s, count * sizeof(T), cudaMemcpyDeviceToDevice, st),
+                         "cudaMemcpyAsync (overlapping buffers)");
+      send = static_cast<const T*>(buf.ptr);
+    }
+    /// The copy must outlive the kernel that reads it.
+    void settle(stream_type st) const {
+      if (buf.ptr)
+        detail::check_cuda(cudaStreamSynchronize(st), "cudaStreamSynchronize (overlapping buffers)");
+    }
+  };
   template <class T>
   static bool overlap(const T* a, std::size_t na, const T* b, std::size_t nb) {
     const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);

@@ -29,6 +29,8 @@ class host_channel {
   /// The channel of a split child (same color and key as the NCCL split; nullptr for
   /// dm::no_color). Collective over this channel.
   virtual std::shared_ptr<const host_channel> split(int color, int key) const = 0;
+  /// A private copy of this channel (bounded): each mesh's control steps get their own.
+  virtual std::shared_ptr<const host_channel> duplicate(const deadline& d) const = 0;
 };
 
 /// Outcome of one rank's part of a collective NCCL operation.

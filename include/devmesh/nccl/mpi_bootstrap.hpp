@@ -49,6 +49,9 @@ class mpi_channel final : public host_channel {
     if (!c.valid()) return nullptr;
     return std::make_shared<const mpi_channel>(std::move(c));
   }
+  std::shared_ptr<const host_channel> duplicate(const deadline& d) const override {
+    return std::make_shared<const mpi_channel>(comm_.duplicate(d));
+  }
   void broadcast_bytes(void* buf, std::size_t n, int root) const {
     comm_.broadcast(static_cast<unsigned char*>(buf), n, root);
   }
