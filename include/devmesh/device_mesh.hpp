@@ -345,17 +345,21 @@ class device_mesh {
   const Layout& layout() const { return layout_; }
   /// This process's rank in the world communicator.
   int rank() const { return state_->world_rank; }
+  /// Number of ranks in the world communicator.
   int world_size() const { return state_->world_size; }
   /// False on world ranks outside a mesh smaller than the world: they have no
   /// communicator and every collective throws.
   bool is_member() const { return state_->is_member(); }
   /// Number of ranks of the mesh (PyTorch size()), of a named dim, or of dim d.
   int size() const { return layout_.size(); }
+  /// Number of ranks along the named dim N.
   template <fixed_string N>
   int size() const {
     return layout_.template size<N>();
   }
+  /// Number of ranks along dim d, 0 <= d < ndim (PyTorch size(mesh_dim)).
   int size(int d) const { return layout_.size(d); }
+  /// The sizes of the mesh's dims (PyTorch mesh.shape).
   std::array<int, ndim> shape() const { return layout_.shape(); }
   /// This rank's coordinate in the (sub)mesh containing it; nullopt on non-members.
   std::optional<std::array<int, ndim>> coordinate() const {
@@ -368,11 +372,44 @@ class device_mesh {
     require_member("local_rank", index<N>);
     return layout_.template local_rank<N>(rank());
   }
+  /// This rank's index along the only dim of a 1-D mesh. Throws on non-members.
   int local_rank() const
     requires(ndim == 1)
   {
     require_member("local_rank", 0);
     return layout_.coordinate_unchecked(rank(), 0);
+  }
+
+  // ---- run-time names and indices (config-driven code; PyTorch's string lookups) --------
+  // Compile-time names (size<"tp">(), comm<"tp">()) stay the primary API: misspelling one is
+  // a compile error. These take a name or index known only at run time; an unknown name or
+  // an index out of range throws mesh_error listing the dims that exist.
+  /// The mesh's dim names, in order (PyTorch mesh_dim_names); aliases are not included.
+  std::array<std::string_view, ndim> names() const {
+    std::array<std::string_view, ndim> out{};
+    for (int d = 0; d < ndim; ++d) out[static_cast<std::size_t>(d)] = Layout::name(d);
+    return out;
+  }
+  /// The index of dim `name`: 0 <= index < ndim for the mesh's dims, past them for its
+  /// aliases (flattened dims), as the compile-time dim_index<"name">().
+  int dim_index(std::string_view name) const {
+    for (int d = 0; d < Layout::ndim_with_aliases; ++d)
+      if (Layout::name(d) == name) return d;
+    throw mesh_error("devmesh: unknown dim '" + std::string(name) + "': the dims of " + to_string(layout_) + " are " +
+                     dim_list());
+  }
+  /// Size of dim `name` (aliases too; PyTorch size(mesh_dim)).
+  int size(std::string_view name) const { return layout_.dim_size(dim_index(name)); }
+  /// The communicator of dim `name` (PyTorch get_group("tp")).
+  const Comm& comm(std::string_view name) const { return comm_on(dim_index(name), "comm"); }
+  /// This rank's index along dim `name` (PyTorch get_local_rank("tp")).
+  int local_rank(std::string_view name) const { return local_rank_on(dim_index(name)); }
+  /// This rank's index along dim d, 0 <= d < ndim (PyTorch get_local_rank(1)).
+  int local_rank(int d) const {
+    if (d < 0 || d >= ndim)
+      throw mesh_error("devmesh: local_rank(" + std::to_string(d) + "): dim index not in [0, " + std::to_string(ndim) +
+                       ") (dims: " + dim_list() + ")");
+    return local_rank_on(d);
   }
 
   // ---- communicators -------------------------------------------------------------------
@@ -384,6 +421,8 @@ class device_mesh {
     if (const Comm* c = comms_[static_cast<std::size_t>(index<N>)]) return *c;
     return comm_on(index<N>, "comm");
   }
+  /// The communicator of the only dim of a 1-D mesh (PyTorch get_group() on a 1-D mesh).
+  /// Throws on non-members.
   const Comm& comm() const
     requires(ndim == 1)
   {
@@ -402,6 +441,7 @@ class device_mesh {
   /// its private control communicator (a duplicate of the world), in lazy mode the
   /// members' communicator, and one per dim (adopted communicators are not counted).
   int communicator_count() const { return state_->created; }
+  /// The options the mesh was created with (shared by everything derived from it).
   const options_type& options() const { return state_->options; }
 
   // ---- deriving meshes (share this mesh's communicators) -------------------------------
@@ -440,16 +480,19 @@ class device_mesh {
   void all_reduce(std::span<T, E> buf, op o, stream_type s = {}) const {
     all_reduce_on(index<N>, buf.data(), buf.data(), buf.size(), buf.size(), o, s);
   }
+  /// Out of place: recv becomes the reduction of every rank's send over dim N.
   template <fixed_string N, class T, std::size_t E>
   void all_reduce(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, op o, stream_type s = {}) const {
     all_reduce_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), o, s);
   }
+  /// In place, on a 1-D mesh (no dim name).
   template <class T, std::size_t E>
   void all_reduce(std::span<T, E> buf, op o, stream_type s = {}) const
     requires(ndim == 1)
   {
     all_reduce_on(0, buf.data(), buf.data(), buf.size(), buf.size(), o, s);
   }
+  /// Out of place, on a 1-D mesh (no dim name).
   template <class T, std::size_t E>
   void all_reduce(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, op o, stream_type s = {}) const
     requires(ndim == 1)
@@ -462,16 +505,20 @@ class device_mesh {
   void reduce(std::span<T, E> buf, op o, int root, stream_type s = {}) const {
     reduce_on(index<N>, buf.data(), buf.data(), buf.size(), buf.size(), o, root, s);
   }
+  /// Out of place: recv on local rank `root` along dim N becomes the reduction of every
+  /// rank's send (recv is not written elsewhere).
   template <fixed_string N, class T, std::size_t E>
   void reduce(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, op o, int root, stream_type s = {}) const {
     reduce_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), o, root, s);
   }
+  /// In place, on a 1-D mesh (no dim name).
   template <class T, std::size_t E>
   void reduce(std::span<T, E> buf, op o, int root, stream_type s = {}) const
     requires(ndim == 1)
   {
     reduce_on(0, buf.data(), buf.data(), buf.size(), buf.size(), o, root, s);
   }
+  /// Out of place, on a 1-D mesh (no dim name).
   template <class T, std::size_t E>
   void reduce(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, op o, int root, stream_type s = {}) const
     requires(ndim == 1)
@@ -484,6 +531,7 @@ class device_mesh {
   void broadcast(std::span<T, E> buf, int root, stream_type s = {}) const {
     broadcast_on(index<N>, buf.data(), buf.size(), root, s);
   }
+  /// broadcast on a 1-D mesh (no dim name).
   template <class T, std::size_t E>
   void broadcast(std::span<T, E> buf, int root, stream_type s = {}) const
     requires(ndim == 1)
@@ -497,6 +545,7 @@ class device_mesh {
   void all_gather(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, stream_type s = {}) const {
     all_gather_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), s);
   }
+  /// all_gather on a 1-D mesh (no dim name).
   template <class T, std::size_t E>
   void all_gather(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, stream_type s = {}) const
     requires(ndim == 1)
@@ -510,6 +559,7 @@ class device_mesh {
   void reduce_scatter(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, op o, stream_type s = {}) const {
     reduce_scatter_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), o, s);
   }
+  /// reduce_scatter on a 1-D mesh (no dim name).
   template <class T, std::size_t E>
   void reduce_scatter(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, op o, stream_type s = {}) const
     requires(ndim == 1)
@@ -523,6 +573,7 @@ class device_mesh {
   void all_to_all(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, stream_type s = {}) const {
     all_to_all_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), s);
   }
+  /// all_to_all on a 1-D mesh (no dim name).
   template <class T, std::size_t E>
   void all_to_all(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, stream_type s = {}) const
     requires(ndim == 1)
@@ -530,10 +581,13 @@ class device_mesh {
     all_to_all_on(0, send.data(), recv.data(), send.size(), recv.size(), s);
   }
 
+  /// Blocks until every rank of this rank's group along dim N has called it (NCCL: enqueued
+  /// on the stream).
   template <fixed_string N>
   void barrier(stream_type s = {}) const {
     barrier_on(index<N>, s);
   }
+  /// barrier on a 1-D mesh (no dim name).
   void barrier(stream_type s = {}) const
     requires(ndim == 1)
   {
@@ -554,6 +608,7 @@ class device_mesh {
              bool periodic = false, stream_type s = {}) const {
     shift_on(index<N>, send.data(), recv.data(), send.size(), recv.size(), displacement, periodic, s);
   }
+  /// shift on a 1-D mesh (no dim name).
   template <class T, std::size_t E>
   void shift(std::span<const std::type_identity_t<T>> send, std::span<T, E> recv, int displacement = 1,
              bool periodic = false, stream_type s = {}) const
@@ -572,6 +627,8 @@ class device_mesh {
     const int dest = shift_peers_on(index<N>, 1, periodic).second;
     c.sendrecv(static_cast<const U*>(send.data()), send.size(), dest, static_cast<U*>(nullptr), 0, -1, s);
   }
+  /// Receives recv from local rank - 1 along dim N (the other half of send_next; a no-op on
+  /// local rank 0 unless periodic).
   template <fixed_string N, class T, std::size_t E>
   void recv_prev(std::span<T, E> recv, bool periodic = false, stream_type s = {}) const {
     const Comm& c = comm_on(index<N>, "recv_prev");
@@ -579,6 +636,7 @@ class device_mesh {
     c.sendrecv(static_cast<const T*>(nullptr), 0, -1, recv.data(), recv.size(), source, s);
   }
 
+  /// Prints device_mesh(<backend>, <the layout>, rank r), plus ", not a member" off the mesh.
   friend std::ostream& operator<<(std::ostream& os, const device_mesh& m) {
     os << "device_mesh(" << Comm::backend_name() << ", " << m.layout_ << ", rank " << m.rank();
     if (!m.is_member()) os << ", not a member";
@@ -590,6 +648,21 @@ class device_mesh {
   device_mesh<L, Comm> derive(const L& l, const char* creating) const {
     if (creating) state_->ensure_all(l, creating);
     return device_mesh<L, Comm>(l, state_);
+  }
+
+  /// "dp, cp, tp (aliases: dp_cp)"
+  static std::string dim_list() {
+    std::string out;
+    for (int d = 0; d < Layout::ndim_with_aliases; ++d) {
+      if (d == ndim) out += " (aliases: ";
+      else if (d) out += ", ";
+      out += Layout::name(d);
+    }
+    return Layout::ndim_with_aliases > ndim ? out + ")" : out;
+  }
+  int local_rank_on(int d) const {
+    require_member("local_rank", d);
+    return layout_.coordinate_unchecked(rank(), d);
   }
 
   std::string where(int d) const {

@@ -351,6 +351,30 @@ void mpi_errors(dm::mpi::communicator& world) {
 
 }  // namespace
 
+/// Run-time names and indices (PyTorch's get_group("tp"), get_local_rank("tp") / (1),
+/// size("tp")), against the compile-time forms.
+void runtime_names(dm::mpi::communicator& world) {
+  const int w = world.size();
+  auto mesh = dm::init_device_mesh(world, mesh3(w >= 4 ? 2 : 1, w >= 4 ? w / 4 : 1, w >= 2 ? 2 : 1));
+  auto flat = mesh.flatten<"dp_cp", "dp", "cp">();
+  const auto n = flat.names();
+  CHECK(n.size() == 3 && n[0] == "dp" && n[1] == "cp" && n[2] == "tp");  // aliases are not dims
+  CHECK_EQ(flat.dim_index("tp"), 2);
+  CHECK_EQ(flat.dim_index("dp_cp"), 3);
+  CHECK_EQ(flat.size("dp_cp"), flat.size<"dp_cp">());
+  CHECK_EQ(flat.size("tp"), mesh.size<"tp">());
+  CHECK(flat.comm("dp_cp").native() == flat.comm<"dp_cp">().native());
+  CHECK(mesh.comm("cp").native() == mesh.comm<"cp">().native());
+  CHECK_EQ(mesh.local_rank("tp"), mesh.local_rank<"tp">());
+  CHECK_EQ(mesh.local_rank(1), mesh.local_rank<"cp">());
+  CHECK_EQ(flat.local_rank("dp_cp"), flat.local_rank<"dp_cp">());
+  const std::string m1 = expect_mesh_error([&] { (void)flat.comm("pp"); }, "comm(\"pp\")");
+  CHECK(contains(m1, "unknown dim 'pp'") && contains(m1, "dp, cp, tp (aliases: dp_cp)"));
+  CHECK(contains(expect_mesh_error([&] { (void)mesh.size("x"); }, "size(\"x\")"), "unknown dim 'x'"));
+  CHECK(contains(expect_mesh_error([&] { (void)mesh.local_rank(3); }, "local_rank(3)"), "not in [0, 3)"));
+  CHECK(contains(expect_mesh_error([&] { (void)mesh.local_rank(-1); }, "local_rank(-1)"), "not in [0, 3)"));
+}
+
 int main(int argc, char** argv) {
   dm::mpi::environment env(argc, argv);
   try {
@@ -362,6 +386,7 @@ int main(int argc, char** argv) {
     from_comms(world);
     options_and_lazy(world);
     mpi_errors(world);
+    runtime_names(world);
   } catch (const std::exception& e) {
     test::fail(__FILE__, __LINE__, std::string("unexpected exception: ") + e.what());
   }
