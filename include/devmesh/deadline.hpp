@@ -32,10 +32,13 @@ struct deadline {
   std::chrono::steady_clock::time_point at = std::chrono::steady_clock::time_point::max();
   std::chrono::milliseconds bound{0};
 
+  /// The deadline b from now.
   static deadline after(std::chrono::milliseconds b) {
     return {std::chrono::steady_clock::now() + b, b};
   }
+  /// No deadline: wait for ever.
   static deadline never() { return {}; }
+  /// True once the deadline is past.
   bool passed() const { return std::chrono::steady_clock::now() >= at; }
   /// "3 s" / "2.5 s" / "no deadline"
   std::string describe() const {
@@ -73,21 +76,21 @@ inline bool check_collectives_from_env() {
 
 namespace detail {
 
-/// Polls `done()` until it is true or `d` passes (then returns false). Spins briefly (a
-/// control step usually completes within microseconds), then sleeps with a growing nap up
-/// to 1 ms, so that 8 oversubscribed ranks on 2 cores still make progress.
+/// Polls `done()` until it is true or `d` passes (then returns false). Non-blocking MPI
+/// collectives progress only while their ranks poll, round after round, so the first 2 ms
+/// poll continuously (yielding the core: 8 ranks on 2 cores must all progress); only a
+/// step that is really waiting for a late rank sleeps, in naps of 50 to 500 us.
 template <class Done>
 bool poll_until(const deadline& d, Done done) {
-  for (int i = 0; i < 64; ++i) {
+  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+  while (std::chrono::steady_clock::now() < spin_until)
     if (done()) return true;
-    std::this_thread::yield();
-  }
-  auto nap = std::chrono::microseconds(20);
+  auto nap = std::chrono::microseconds(50);
   for (;;) {
     if (done()) return true;
     if (d.passed()) return done();
     std::this_thread::sleep_for(nap);
-    nap = std::min(nap * 2, std::chrono::microseconds(1000));
+    nap = std::min(nap * 2, std::chrono::microseconds(500));
   }
 }
 
