@@ -55,7 +55,7 @@ decltype(auto) bounded_step(std::string_view step, const deadline& d, F&& f) {
 inline constexpr std::size_t slot_bytes = 512;
 inline std::array<char, slot_bytes> to_slot(std::string_view s) {
   std::array<char, slot_bytes> a{};
-  std::memcpy(a.data(), s.data(), std::min(s.size(), slot_bytes - 1));
+  if (!s.empty()) std::memcpy(a.data(), s.data(), std::min(s.size(), slot_bytes - 1));
   return a;
 }
 

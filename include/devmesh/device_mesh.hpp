@@ -179,9 +179,14 @@ std::string structure_string() {
 template <class Layout>
 descriptor layout_descriptor(const Layout& m, std::string details) {
   descriptor d{to_string(m), std::move(details)};
-  for (int i = 0; i < Layout::ndim_with_aliases; ++i)
-    d.details += " " + std::string(Layout::name(i)) + key_string(group_key_of(m, i));
-  d.details += " structure " + structure_string<Layout>();
+  // Appends, not operator+ chains: those trip g++ 12's -Wrestrict false positive at -O2.
+  for (int i = 0; i < Layout::ndim_with_aliases; ++i) {
+    d.details += ' ';
+    d.details += Layout::name(i);
+    d.details += key_string(group_key_of(m, i));
+  }
+  d.details += " structure ";
+  d.details += structure_string<Layout>();
   return d;
 }
 

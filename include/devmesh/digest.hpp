@@ -60,16 +60,16 @@ constexpr digest sha256(std::string_view text) {
   std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   const std::uint64_t bits = static_cast<std::uint64_t>(text.size()) * 8;
-  std::size_t i = 0;
+  const std::size_t full = text.size() / 64 * 64;
   unsigned char block[64]{};
-  for (; i + 64 <= text.size(); i += 64) {
+  for (std::size_t i = 0; i < full; i += 64) {
     for (int j = 0; j < 64; ++j) block[j] = static_cast<unsigned char>(text[i + j]);
     detail::sha256_block(h, block);
   }
   // The tail, the 0x80 marker and the length, in one or two blocks.
   unsigned char tail[128]{};
-  const std::size_t rest = text.size() - i;
-  for (std::size_t j = 0; j < rest; ++j) tail[j] = static_cast<unsigned char>(text[i + j]);
+  const std::size_t rest = text.size() % 64;  // < 64, visibly to the compiler's bounds checks
+  for (std::size_t j = 0; j < rest; ++j) tail[j] = static_cast<unsigned char>(text[full + j]);
   tail[rest] = 0x80;
   const std::size_t blocks = rest + 9 <= 64 ? 1 : 2;
   for (int j = 0; j < 8; ++j) tail[blocks * 64 - 1 - j] = static_cast<unsigned char>(bits >> (8 * j));

@@ -1,9 +1,12 @@
 // devmesh/mpi.hpp: the MPI backend (OpenMPI, MPICH): dm::mpi::environment, dm::mpi::world(),
 // dm::mpi::communicator (models devmesh::communicator over host memory).
-// Enabled by linking devmesh::mpi (which defines DEVMESH_WITH_MPI).
+// Include it directly, or include devmesh.hpp and link devmesh::mpi (which defines
+// DEVMESH_WITH_MPI).
 #pragma once
 #include "mpi/native.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/environment.hpp"
 #include "mpi/error.hpp"
+// Including this header alone is enough for device meshes over MPI (no -D needed).
+#include "device_mesh.hpp"

@@ -16,6 +16,10 @@
 #include "nccl/group.hpp"
 #include "nccl/options.hpp"
 #include "nccl/types.hpp"
-#if defined(DEVMESH_WITH_MPI)
+// The MPI bootstrap (nccl::world(mpi_world)) when MPI is in use: devmesh's MPI backend, or
+// <mpi.h> included before this header.
+#if defined(DEVMESH_WITH_MPI) || defined(MPI_VERSION)
 #include "nccl/mpi_bootstrap.hpp"
 #endif
+// Including this header alone is enough for device meshes over NCCL (no -D needed).
+#include "device_mesh.hpp"

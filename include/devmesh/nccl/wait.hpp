@@ -1,9 +1,9 @@
 // devmesh/nccl/wait.hpp: bounded waiting on non-blocking NCCL communicators.
 //
 // A non-blocking communicator answers ncclInProgress until init, split, finalize or an
-// enqueue is done. devmesh polls ncclCommGetAsyncError with a growing sleep (1 ms to
-// 20 ms) until every communicator of the operation settles or the deadline passes: the
-// caller then aborts them and throws, instead of hanging.
+// enqueue is done. devmesh polls ncclCommGetAsyncError (deadline.hpp's policy) until
+// every communicator of the operation settles or the deadline passes: the caller then
+// aborts them and throws, instead of hanging.
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -11,6 +11,8 @@
 #include <thread>
 
 #include <nccl.h>
+
+#include "../deadline.hpp"
 
 namespace devmesh::nccl::detail {
 
@@ -20,28 +22,28 @@ struct wait_result {
   bool timed_out = false;
 };
 
-/// Polls the non-null communicators in `comms` until none is in progress, or `timeout`.
+/// Polls the non-null communicators in `comms` until none is in progress, or `timeout`,
+/// with devmesh's one polling policy (deadline.hpp: 2 ms of continuous polling, then naps
+/// of 50 to 500 us), so a call that settles in microseconds is not charged a sleep.
 template <class Range>
 wait_result wait_all(const Range& comms, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  auto nap = std::chrono::microseconds(1000);
-  for (;;) {
+  wait_result out{};
+  const bool settled = devmesh::detail::poll_until(deadline::after(timeout), [&] {
     bool busy = false;
     for (ncclComm_t c : comms) {
       if (!c) continue;
       ncclResult_t state = ncclSuccess;
       ncclResult_t r = ncclCommGetAsyncError(c, &state);
-      if (r != ncclSuccess) return {r, c, false};
-      if (state == ncclInProgress)
-        busy = true;
-      else if (state != ncclSuccess)
-        return {state, c, false};
+      if (r != ncclSuccess || (state != ncclSuccess && state != ncclInProgress)) {
+        out = {r != ncclSuccess ? r : state, c, false};
+        return true;
+      }
+      busy = busy || state == ncclInProgress;
     }
-    if (!busy) return {};
-    if (std::chrono::steady_clock::now() >= deadline) return {ncclInProgress, nullptr, true};
-    std::this_thread::sleep_for(nap);
-    nap = std::min(nap * 2, std::chrono::microseconds(20000));
-  }
+    return !busy;
+  });
+  if (!settled) return {ncclInProgress, nullptr, true};
+  return out;
 }
 
 inline wait_result wait_all(std::initializer_list<ncclComm_t> comms, std::chrono::milliseconds timeout) {
