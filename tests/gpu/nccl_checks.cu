@@ -1,0 +1,650 @@
+// tests/gpu/nccl_checks.cu: checks 3 and 4, devmesh's NCCL backend on this job's GPUs (one
+// rank per GPU: a world of 1, or min(N, 8) ranks under mpirun).
+//
+// Every collective runs on device buffers, on a non-default (non-blocking) stream, with its
+// inputs copied in on that stream behind a 20 ms delay kernel (so a call enqueued on another
+// stream would read stale data), and is checked element by element after a bounded wait
+// against values computed on the host from the layout's groups.
+#include <devmesh/devmesh.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench.hpp"
+#include "common.hpp"
+#include "values.hpp"
+
+namespace gpu_check {
+
+namespace dm = devmesh;
+using nccl_comm = dm::nccl::communicator;
+
+namespace {
+
+constexpr double stream_bound_s = 120;  // a collective that takes longer is a hung one
+
+dm::nccl::options nccl_options(int timeout_s, bool blocking = false) {
+  dm::nccl::options o;
+  o.blocking = blocking;
+  o.timeout = std::chrono::seconds(timeout_s);
+  return o;
+}
+
+std::string fmt_seconds(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f s", s);
+  return b;
+}
+
+template <class T>
+std::string show(T v) {
+  std::ostringstream os;
+  os << to_double(v);
+  return os.str();
+}
+
+result combine(std::initializer_list<result> parts) {
+  result r;
+  for (const auto& p : parts) {
+    if (!p.ok) r.ok = false;
+    if (!p.detail.empty() && (!p.ok || r.ok)) r.detail += (r.detail.empty() ? "" : "; ") + p.detail;
+  }
+  return r;
+}
+
+// ---- one dim of a device mesh, one element type: every collective -------------------------
+template <class T>
+struct expectation {
+  std::string what;
+  dbuf<T>* buf;
+  std::vector<double> want;
+  bool approximate = false;
+};
+
+template <dm::fixed_string N, class T, class Mesh>
+result check_dim_type(const Mesh& mesh, cudaStream_t s) {
+  const int me = mesh.rank();
+  const int n = mesh.template size<N>();
+  const int k = mesh.template local_rank<N>();
+  const auto grp = mesh.layout().template group<N>(me);
+  const std::vector<int> g(grp.begin(), grp.end());
+  const std::size_t un = static_cast<std::size_t>(n), uk = static_cast<std::size_t>(k);
+  mismatches bad;
+  const nccl_comm& c = mesh.template comm<N>();
+  if (c.size() != n || c.rank() != k)
+    bad.add("communicator rank " + std::to_string(c.rank()) + " of " + std::to_string(c.size()) + ", layout: " +
+            std::to_string(k) + " of " + std::to_string(n));
+
+  const std::size_t blk = 5, cnt = blk * un + 3;
+  // Every buffer is carved from one allocation made before anything is enqueued.
+  dbuf<T> arena(40 * cnt);
+  std::size_t used = 0;
+  std::vector<std::unique_ptr<dbuf<T>>> owned;
+  std::vector<expectation<T>> expect;
+  bool first = true;
+  // A device buffer of `size` elements holding f(i), written on s (the first one late).
+  auto make = [&](std::size_t size, auto f) -> dbuf<T>& {
+    if (used + size > arena.size()) throw std::logic_error("check_dim_type: arena too small");
+    owned.push_back(std::make_unique<dbuf<T>>(arena.data() + used, size));
+    used += size;
+    std::vector<T> h(size);
+    for (std::size_t i = 0; i < size; ++i) h[i] = from_double<T>(f(i));
+    owned.back()->write(h, s, first ? 20000 : 0);
+    first = false;
+    return *owned.back();
+  };
+  auto mine = [&](int salt) { return [me, salt](std::size_t i) { return double(value_of(me, i, salt)); }; };
+  auto untouched = [](std::size_t) { return double(sentinel); };
+  auto over_group = [&](auto f) {
+    std::vector<double> v;
+    for (int m : g) v.push_back(f(m));
+    return v;
+  };
+  auto expect_reduce = [&](std::string what, dbuf<T>& b, std::size_t size, dm::op o, auto f) {
+    std::vector<double> want(size);
+    for (std::size_t i = 0; i < size; ++i) want[i] = reduce_expected<T>(over_group([&](int m) { return f(m, i); }), o);
+    expect.push_back({std::move(what), &b, std::move(want), o == dm::op::avg});
+  };
+  auto value_at = [](int salt) { return [salt](int m, std::size_t i) { return double(value_of(m, i, salt)); }; };
+
+  // all_reduce: in place (sum), out of place (min, max, avg on floating types), prod (not on
+  // 8-bit types).
+  {
+    auto& b = make(cnt, mine(1));
+    mesh.template all_reduce<N>(b.span(), dm::op::sum, s);
+    expect_reduce("all_reduce(sum, in place)", b, cnt, dm::op::sum, value_at(1));
+  }
+  const std::pair<dm::op, int> oop[] = {{dm::op::min, 2}, {dm::op::max, 3}, {dm::op::avg, 4}};
+  for (auto [o, salt] : oop) {
+    if (o == dm::op::avg && std::is_integral_v<T>) continue;  // devmesh rejects integer averages
+    auto& send = make(cnt, mine(salt));
+    auto& recv = make(cnt, untouched);
+    mesh.template all_reduce<N>(send.cspan(), recv.span(), o, s);
+    expect_reduce(std::string("all_reduce(") + dm::op_name(o) + ")", recv, cnt, o, value_at(salt));
+  }
+  if constexpr (sizeof(T) > 1) {
+    auto& b = make(cnt, [me](std::size_t i) { return double(factor_of(me, i)); });
+    mesh.template all_reduce<N>(b.span(), dm::op::prod, s);
+    expect_reduce("all_reduce(prod, in place)", b, cnt, dm::op::prod, [](int m, std::size_t i) { return double(factor_of(m, i)); });
+  }
+  // reduce: in place onto the last local rank, out of place onto the first.
+  {
+    const int root = n - 1;
+    auto& b = make(cnt, mine(5));
+    mesh.template reduce<N>(b.span(), dm::op::sum, root, s);
+    if (k == root)
+      expect_reduce("reduce(sum, in place, root " + std::to_string(root) + ")", b, cnt, dm::op::sum, value_at(5));
+    else
+      expect.push_back({"reduce(in place, non-root buffer unchanged)", &b, [&] {
+                          std::vector<double> w(cnt);
+                          for (std::size_t i = 0; i < cnt; ++i) w[i] = value_of(me, i, 5);
+                          return w;
+                        }()});
+  }
+  {
+    auto& send = make(cnt, mine(6));
+    auto& recv = make(cnt, untouched);
+    mesh.template reduce<N>(send.cspan(), recv.span(), dm::op::max, 0, s);
+    if (k == 0)
+      expect_reduce("reduce(max, root 0)", recv, cnt, dm::op::max, value_at(6));
+    else
+      expect.push_back({"reduce(non-root recv untouched)", &recv, std::vector<double>(cnt, sentinel)});
+  }
+  // broadcast from the middle local rank.
+  {
+    const int root = n / 2;
+    auto& b = make(cnt, mine(7));
+    mesh.template broadcast<N>(b.span(), root, s);
+    std::vector<double> want(cnt);
+    for (std::size_t i = 0; i < cnt; ++i) want[i] = value_of(g[static_cast<std::size_t>(root)], i, 7);
+    expect.push_back({"broadcast(root " + std::to_string(root) + ")", &b, std::move(want)});
+  }
+  // all_gather: block j of recv is local rank j's send.
+  {
+    auto& send = make(blk, mine(8));
+    auto& recv = make(blk * un, untouched);
+    mesh.template all_gather<N>(send.cspan(), recv.span(), s);
+    std::vector<double> want(blk * un);
+    for (std::size_t j = 0; j < un; ++j)
+      for (std::size_t e = 0; e < blk; ++e) want[j * blk + e] = value_of(g[j], e, 8);
+    expect.push_back({"all_gather", &recv, std::move(want)});
+  }
+  // reduce_scatter: this rank gets block k of the sum.
+  {
+    auto& send = make(blk * un, mine(9));
+    auto& recv = make(blk, untouched);
+    mesh.template reduce_scatter<N>(send.cspan(), recv.span(), dm::op::sum, s);
+    std::vector<double> want(blk);
+    for (std::size_t e = 0; e < blk; ++e)
+      want[e] = reduce_expected<T>(over_group([&](int m) { return double(value_of(m, uk * blk + e, 9)); }), dm::op::sum);
+    expect.push_back({"reduce_scatter(sum)", &recv, std::move(want)});
+  }
+  // all_to_all: block j of recv is block k of local rank j's send.
+  {
+    auto& send = make(blk * un, mine(10));
+    auto& recv = make(blk * un, untouched);
+    mesh.template all_to_all<N>(send.cspan(), recv.span(), s);
+    std::vector<double> want(blk * un);
+    for (std::size_t j = 0; j < un; ++j)
+      for (std::size_t e = 0; e < blk; ++e) want[j * blk + e] = value_of(g[j], uk * blk + e, 10);
+    expect.push_back({"all_to_all", &recv, std::move(want)});
+  }
+  mesh.template barrier<N>(s);
+  // shift by +1 (not periodic): from local rank k - 1; the first rank receives nothing.
+  {
+    auto& send = make(blk, mine(11));
+    auto& recv = make(blk, untouched);
+    mesh.template shift<N>(send.cspan(), recv.span(), 1, false, s);
+    std::vector<double> want(blk, sentinel);
+    if (k >= 1)
+      for (std::size_t e = 0; e < blk; ++e) want[e] = value_of(g[uk - 1], e, 11);
+    expect.push_back({"shift(+1)", &recv, std::move(want)});
+  }
+  // shift by -1, periodic: from local rank (k + 1) mod n.
+  {
+    auto& send = make(blk, mine(12));
+    auto& recv = make(blk, untouched);
+    mesh.template shift<N>(send.cspan(), recv.span(), -1, true, s);
+    std::vector<double> want(blk);
+    for (std::size_t e = 0; e < blk; ++e) want[e] = value_of(g[(uk + 1) % un], e, 12);
+    expect.push_back({"shift(-1, periodic)", &recv, std::move(want)});
+  }
+  // A pipeline step: recv_prev, then send_next.
+  {
+    auto& send = make(blk, mine(13));
+    auto& recv = make(blk, untouched);
+    mesh.template recv_prev<N>(recv.span(), false, s);
+    mesh.template send_next<N>(send.span(), false, s);
+    std::vector<double> want(blk, sentinel);
+    if (k >= 1)
+      for (std::size_t e = 0; e < blk; ++e) want[e] = value_of(g[uk - 1], e, 13);
+    expect.push_back({"recv_prev/send_next", &recv, std::move(want)});
+  }
+
+  std::string err;
+  if (!wait_stream(s, stream_bound_s, err)) return {false, std::string(type_name<T>()) + ": " + err};
+  for (const auto& x : expect) {
+    const std::vector<T> got = x.buf->read();
+    for (std::size_t i = 0; i < got.size(); ++i)
+      if (!matches(got[i], x.want[i], x.approximate)) {
+        bad.add(x.what + "[" + std::to_string(i) + "] = " + show(got[i]) + ", expected " + std::to_string(x.want[i]));
+        break;  // one line per collective
+      }
+  }
+  if (!bad.ok()) return {false, std::string(type_name<T>()) + ": " + bad.text()};
+  return {true, std::to_string(expect.size() + 1) + " collectives (" + type_name<T>() + ")"};
+}
+
+template <dm::fixed_string N, class Mesh>
+result check_dim(const Mesh& mesh, cudaStream_t s) {
+  const result f = check_dim_type<N, float>(mesh, s);
+  const result i = check_dim_type<N, std::int32_t>(mesh, s);
+  result r = combine({f, i});
+  if (r.ok)
+    r.detail = std::to_string(mesh.template size<N>()) + " ranks per group; all_reduce (sum, min, max, prod; avg on float), "
+               "reduce, broadcast, all_gather, reduce_scatter, all_to_all, barrier, shift (+1, -1 periodic), "
+               "recv_prev/send_next on float and int32 match the layout's groups";
+  return r;
+}
+
+template <dm::fixed_string... Ns, class Mesh>
+void check_mesh(report& rep, const Mesh& mesh, cudaStream_t s) {
+  const std::string label = "nccl " + dm::to_string(mesh.layout());
+  (rep.run(label + " dim '" + std::string(Ns.view()) + "'", [&] { return check_dim<Ns>(mesh, s); }), ...);
+}
+
+/// Every NCCL element type through every collective on dim N.
+template <dm::fixed_string N, class Mesh>
+void type_matrix(report& rep, const Mesh& mesh, cudaStream_t s) {
+  const std::string label = "nccl " + dm::to_string(mesh.layout()) + " dim '" + std::string(N.view()) + "' type ";
+  auto one = [&](auto tag) {
+    using T = decltype(tag);
+    rep.run(label + type_name<T>(), [&] { return check_dim_type<N, T>(mesh, s); });
+  };
+  one(std::int8_t{});
+  one(std::uint8_t{});
+  one(std::int32_t{});
+  one(std::uint32_t{});
+  one(std::int64_t{});
+  one(std::uint64_t{});
+  one(float{});
+  one(double{});
+#if !defined(GPU_CHECK_DOUBLE)
+  one(__half{});
+  one(__nv_bfloat16{});
+#else
+  rep.skip(label + "half, bfloat16", "the NCCL test double cannot reduce 16-bit floats");
+#endif
+}
+
+// ---- the meshes ---------------------------------------------------------------------------
+using world_mesh = dm::mesh<dm::dim<"world">>;
+using hsdp_dyn = dm::mesh<dm::dim<"replicate">, dm::dim<"shard">>;  // examples 02, 03
+using mp_dyn = dm::mesh<dm::dim<"dp">, dm::dim<"pp">>;              // example 06
+using three_dyn = dm::mesh<dm::dim<"replicate">, dm::dim<"shard">, dm::dim<"tp">>;  // examples 01, 04
+
+hsdp_dyn hsdp_for(int n) { return n % 2 == 0 ? hsdp_dyn(2, n / 2) : hsdp_dyn(1, n); }
+
+void mesh_checks(report& rep, const nccl_comm& world, cudaStream_t s) {
+  const int n = world.size();
+  {
+    auto mesh = dm::init_device_mesh(world, world_mesh(n));
+    type_matrix<"world">(rep, mesh, s);
+    if (n % 2 == 0) {
+      auto u = mesh.unflatten<"world", dm::dim<"x">, dm::dim<"y", 2>>();
+      check_mesh<"x", "y">(rep, u, s);
+    } else {
+      auto u = mesh.unflatten<"world", dm::dim<"x">, dm::dim<"y", 1>>();
+      check_mesh<"x", "y">(rep, u, s);
+    }
+  }
+  if (n == 1) {
+    // PyTorch's smallest mesh: every dim (and alias) of size 1.
+    using m111 = dm::mesh<dm::dim<"dp", 1>, dm::dim<"cp", 1>, dm::dim<"tp", 1>>;
+    auto mesh = dm::init_device_mesh<m111>(world);
+    auto flat = mesh.flatten<"dp_cp", "dp", "cp">();
+    auto unflat = mesh.unflatten<"tp", dm::dim<"t1", 1>, dm::dim<"t2", 1>>();
+    check_mesh<"dp", "cp", "tp">(rep, mesh, s);
+    check_mesh<"dp_cp">(rep, flat, s);
+    check_mesh<"t1", "t2">(rep, unflat, s);
+    rep.note("  (communicators created by the (1,1,1) mesh, its flatten and unflatten: " +
+             std::to_string(mesh.communicator_count()) + ")");
+    return;
+  }
+  // The examples' mesh shapes, sized for n ranks (exactly theirs when n == 8).
+  {
+    auto mesh = dm::init_device_mesh(world, hsdp_for(n));
+    check_mesh<"replicate", "shard">(rep, mesh, s);
+  }
+  {
+    auto mesh = dm::init_device_mesh(world, n % 2 == 0 ? mp_dyn(n / 2, 2) : mp_dyn(n, 1));
+    check_mesh<"dp", "pp">(rep, mesh, s);
+  }
+  {
+    const int c = n % 2 == 0 ? 2 : 1, rest = n / c, b = rest % 2 == 0 ? 2 : 1, a = rest / b;
+    auto mesh = dm::init_device_mesh(world, three_dyn(a, b, c));
+    check_mesh<"replicate", "shard", "tp">(rep, mesh, s);
+    auto flat = mesh.flatten<"shard_tp", "shard", "tp">();                 // example 04
+    check_mesh<"shard_tp">(rep, flat, s);
+    auto transposed = mesh.flatten<"tp_replicate", "tp", "replicate">();  // non-adjacent, transposed
+    check_mesh<"tp_replicate">(rep, transposed, s);
+    auto tslice = mesh.slice<"tp", "shard">().flatten<"tp_shard">();       // a transposed slice, flattened
+    check_mesh<"tp_shard">(rep, tslice, s);
+    rep.note("  (communicators created by this 3-D mesh and its derivatives: " +
+             std::to_string(mesh.communicator_count()) + ")");
+  }
+  if (n % 2 == 0) {  // example 07: dp inferred from the world size
+    using m07 = dm::mesh<dm::dim<"dp">, dm::dim<"tp", 2>>;
+    auto mesh = dm::init_device_mesh<m07>(world);
+    check_mesh<"dp", "tp">(rep, mesh, s);
+  }
+  if (n == 8) {  // the examples' static types
+    using hsdp = dm::mesh<dm::dim<"replicate", 2>, dm::dim<"shard", 4>>;
+    using mp = dm::mesh<dm::dim<"dp", 4>, dm::dim<"pp", 2>>;
+    using m3 = dm::mesh<dm::dim<"replicate", 2>, dm::dim<"shard", 2>, dm::dim<"tp", 2>>;
+    auto a = dm::init_device_mesh<hsdp>(world);
+    check_mesh<"replicate", "shard">(rep, a, s);
+    auto b = dm::init_device_mesh<mp>(world);
+    check_mesh<"dp", "pp">(rep, b, s);
+    auto c = dm::init_device_mesh<m3>(world);
+    auto f = c.flatten<"shard_tp", "shard", "tp">();
+    check_mesh<"replicate", "shard", "tp", "shard_tp">(rep, f, s);
+  }
+}
+
+// ---- the world and its variants -------------------------------------------------------------
+result check_world_basics(const nccl_comm& w, bool expect_channel) {
+  mismatches bad;
+  if (!w.valid()) bad.add("not valid");
+  if (w.rank() != world_rank() || w.size() != world_size())
+    bad.add("rank " + std::to_string(w.rank()) + " of " + std::to_string(w.size()) + ", MPI: " +
+            std::to_string(world_rank()) + " of " + std::to_string(world_size()));
+  if (w.has_host_channel() != expect_channel) bad.add(expect_channel ? "no host channel" : "a host channel");
+  return {bad.ok(), bad.text()};
+}
+
+/// all_reduce(sum) of (world rank + 1) over a communicator whose world ranks are `members`.
+result sum_of_ranks(const nccl_comm& c, const std::vector<int>& members, cudaStream_t s) {
+  dbuf<std::int64_t> b(3);
+  const std::int64_t mine = world_rank() + 1;
+  b.write({mine, 2 * mine, 3 * mine}, s, 20000);
+  c.all_reduce(b.data(), b.data(), 3, dm::op::sum, s);
+  std::string err;
+  if (!wait_stream(s, stream_bound_s, err)) return {false, err};
+  std::int64_t want = 0;
+  for (int m : members) want += m + 1;
+  const auto got = b.read();
+  if (got[0] != want || got[1] != 2 * want || got[2] != 3 * want)
+    return {false, "all_reduce(sum) gave " + std::to_string(got[0]) + ", expected " + std::to_string(want)};
+  return {true, ""};
+}
+
+std::vector<int> all_world_ranks() {
+  std::vector<int> v(static_cast<std::size_t>(world_size()));
+  for (int i = 0; i < world_size(); ++i) v[static_cast<std::size_t>(i)] = i;
+  return v;
+}
+
+/// MASTER_ADDR for world_from_env: loopback on one host, else rank 0's host name.
+std::string master_addr() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const auto hosts = gather_strings(host);
+  int same = 1;
+  if (world_rank() == 0)
+    for (const auto& h : hosts) same = same && h == hosts[0];
+  if (world_size() > 1) MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (same) return "127.0.0.1";
+  std::string h0 = host;
+  int len = static_cast<int>(h0.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  h0.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(h0.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return h0;
+}
+
+bool local_rank_variable_set() {
+  for (const char* v : dm::nccl::local_rank_variables)
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+#if !defined(GPU_CHECK_DOUBLE)
+/// Aborting a communicator whose collective is stuck in a kernel (the peer never joins)
+/// ends the kernel; the device and the world stay usable. Pairs of ranks (2i, 2i + 1).
+result abort_hung(const nccl_comm& world, cudaStream_t s) {
+  const int me = world.rank();
+  auto pair = world.split(me / 2, me % 2, nccl_options(20));
+  const bool paired = pair.size() == 2;
+  dbuf<float> b(1 << 10);
+  b.write(std::vector<float>(1 << 10, 1.f), s);
+  std::string err;
+  if (paired) {  // connect the pair first: the stuck call must be in the kernel, not in setup
+    pair.all_reduce(b.data(), b.data(), b.size(), dm::op::sum, s);
+    if (!wait_stream(s, stream_bound_s, err)) return {false, "first all_reduce: " + err};
+  }
+  const bool enqueuer = paired && pair.rank() == 0;
+  std::string enqueue_error;
+  if (enqueuer) {
+    try {
+      pair.all_reduce(b.data(), b.data(), b.size(), dm::op::sum, s);  // the partner never calls it
+    } catch (const dm::comm_error& e) {
+      enqueue_error = e.what();
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  result r{true, ""};
+  if (enqueuer) {
+    if (!enqueue_error.empty()) {
+      // Not what this check is about: no kernel got stuck. Reported, not passed.
+      r = {false, "could not get a collective stuck in a kernel: the lone all_reduce did not enqueue (devmesh " +
+                      std::string(pair.aborted() ? "aborted" : "did not abort") + " it): " + enqueue_error};
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      const cudaError_t q = cudaStreamQuery(s);
+      const auto t0 = std::chrono::steady_clock::now();
+      pair.abort();
+      const bool ended = wait_stream(s, 30, err);
+      const double dt = seconds_since(t0);
+      if (q != cudaErrorNotReady)
+        r = {false, "the lone all_reduce was not pending before abort(): cudaStreamQuery = " + cuda_text(q)};
+      else if (!ended)
+        r = {false, "the stuck kernel did not end after abort(): " + err};
+      else if (pair.valid() || !pair.aborted())
+        r = {false, "valid() / aborted() wrong after abort()"};
+      else
+        r = {true, "the stuck all_reduce ended " + fmt_seconds(dt) + " after abort()"};
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!enqueuer) pair.abort();  // the partner's end (nothing pending there)
+  if (!r.ok) return r;
+  // The device and the world still work.
+  const result after = sum_of_ranks(world, all_world_ranks(), s);
+  if (!after.ok) return {false, "the world after abort(): " + after.detail};
+  return {true, r.detail.empty() ? "partner / unpaired rank" : r.detail};
+}
+
+#endif
+
+}  // namespace
+
+void nccl_checks(report& rep, const options& opt) {
+  const int n = world_size();
+  stream s;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::optional<nccl_comm> world_opt;
+  rep.run("nccl world = dm::nccl::world(dm::mpi::world()), non-blocking init bounded by 60 s", [&]() -> result {
+    world_opt.emplace(dm::nccl::world(dm::mpi::world(), nccl_options(60)));
+    result r = check_world_basics(*world_opt, true);
+    if (!r.ok) return r;
+    int dev = -1;
+    cudaGetDevice(&dev);
+    return {true, std::to_string(n) + " rank(s), init " + fmt_seconds(seconds_since(t0)) + ", device " + std::to_string(dev) +
+                      ", blocking = " + std::to_string(world_opt->opts().blocking)};
+  });
+  if (!world_opt || !world_opt->valid()) {
+    rep.skip("the other NCCL checks", "no NCCL world");
+    return;
+  }
+  const nccl_comm& world = *world_opt;
+  rep.run("nccl world: all_reduce over every rank", [&] { return sum_of_ranks(world, all_world_ranks(), s); });
+
+  rep.run("nccl world with blocking init (options.blocking = true)", [&]() -> result {
+    auto w = dm::nccl::world(dm::mpi::world(), nccl_options(60, true));
+    result r = check_world_basics(w, true);
+    if (!r.ok) return r;
+    return sum_of_ranks(w, all_world_ranks(), s);
+  });
+
+  rep.run("ncclCommSplit (non-blocking, bounded by 60 s): members and order", [&]() -> result {
+    const int me = world.rank();
+    const int color = n > 1 ? me % 2 : 0;
+    auto c = world.split(color, me, nccl_options(60));
+    std::vector<int> members;
+    for (int r = 0; r < n; ++r)
+      if ((n > 1 ? r % 2 : 0) == color) members.push_back(r);
+    if (c.size() != static_cast<int>(members.size())) return {false, "size " + std::to_string(c.size())};
+    dbuf<std::int32_t> in(1), out(members.size());
+    in.write({me}, s, 20000);
+    c.all_gather(in.data(), out.data(), 1, s);
+    std::string err;
+    if (!wait_stream(s, stream_bound_s, err)) return {false, err};
+    const auto got = out.read();
+    if (got != std::vector<std::int32_t>(members.begin(), members.end()))
+      return {false, "the split's all_gather of world ranks differs from the color's members"};
+    return sum_of_ranks(c, members, s);
+  });
+
+  mesh_checks(rep, world, s);
+
+  {
+    // Check mode and deadline, switched on only through the environment, before the mesh.
+    scoped_env check("DEVMESH_CHECK_COLLECTIVES", "1"), deadline("DEVMESH_TIMEOUT", "60");
+    rep.run("check mode and deadline (DEVMESH_CHECK_COLLECTIVES=1, DEVMESH_TIMEOUT=60): equal collectives succeed",
+            [&]() -> result {
+              auto mesh = dm::init_device_mesh(world, hsdp_for(n));
+              return combine({check_dim_type<"replicate", float>(mesh, s), check_dim_type<"shard", float>(mesh, s),
+                              check_dim_type<"shard", std::int64_t>(mesh, s)});
+            });
+    if (n >= 2)
+      rep.run("check mode (DEVMESH_CHECK_COLLECTIVES=1): a count that differs on one rank makes every rank of the group "
+              "throw mesh_error, and the mesh stays usable",
+              [&]() -> result {
+                // A stream of its own: if the check mode let the mismatch through, what it enqueued
+                // may never complete, and the other checks must not wait behind it.
+                stream own;
+                auto mesh = dm::init_device_mesh(world, world_mesh(n));  // one group of every rank
+                const int k = mesh.local_rank<"world">();
+                dbuf<float> b(8);
+                b.write(std::vector<float>(8, 1.f), own);
+                std::string what;
+                try {
+                  mesh.all_reduce<"world">(std::span<float>(b.data(), k == 0 ? 4 : 8), dm::op::sum, own);
+                  what = "no exception";
+                } catch (const dm::mesh_error& e) {
+                  if (std::string(e.what()).find("DEVMESH_CHECK_COLLECTIVES") == std::string::npos)
+                    what = std::string("unexpected message: ") + e.what();
+                } catch (const std::exception& e) {
+                  what = std::string("not a mesh_error: ") + e.what();
+                }
+                if (!what.empty()) return {false, what};
+                result after = check_dim_type<"world", float>(mesh, own);
+                if (after.ok) after.detail = "thrown on every rank; then " + after.detail;
+                return after;
+              });
+  }
+
+  rep.run("nccl world = dm::nccl::world_from_env() (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) and a mesh over it",
+          [&]() -> result {
+            int port = world_rank() == 0 ? free_port() : 0;
+            if (n > 1) MPI_Bcast(&port, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            const std::string addr = master_addr();
+            scoped_env id("NCCL_COMM_ID", nullptr);  // world_from_env sets it; unset again afterwards
+            scoped_env rank("RANK", std::to_string(world_rank())), size("WORLD_SIZE", std::to_string(n));
+            scoped_env maddr("MASTER_ADDR", addr), mport("MASTER_PORT", std::to_string(port - 1));
+            scoped_env local("LOCAL_RANK", local_rank_variable_set() ? std::getenv("LOCAL_RANK") : "0");
+            auto w = dm::nccl::world_from_env(nccl_options(60));
+            result r = check_world_basics(w, false);
+            if (!r.ok) return r;
+            auto mesh = dm::init_device_mesh(w, hsdp_for(n));  // consistency check over NCCL itself
+            r = combine({sum_of_ranks(w, all_world_ranks(), s), check_dim_type<"replicate", float>(mesh, s),
+                         check_dim_type<"shard", float>(mesh, s)});
+            if (r.ok) r.detail = "MASTER_ADDR=" + addr + " MASTER_PORT=" + std::to_string(port - 1) + "; " + r.detail;
+            return r;
+          });
+
+  if (opt.bench) bench(rep, world, opt);
+
+  rep.run("abort(): an aborted communicator is invalid, throws on use, and the world still works", [&]() -> result {
+    auto c = world.split(0, world.rank(), nccl_options(60));
+    result r = sum_of_ranks(c, all_world_ranks(), s);
+    if (!r.ok) return r;
+    c.abort();
+    if (c.valid() || !c.aborted()) return {false, "valid() / aborted() wrong after abort()"};
+    try {
+      dbuf<float> b(1);
+      c.all_reduce(b.data(), b.data(), 1, dm::op::sum, s);
+      return {false, "all_reduce on an aborted communicator did not throw"};
+    } catch (const dm::comm_error& e) {
+      if (std::string(e.what()).find("aborted") == std::string::npos) return {false, "unexpected message: " + std::string(e.what())};
+    }
+    return sum_of_ranks(world, all_world_ranks(), s);
+  });
+}
+
+void probe_abort_hung(report& rep) {
+#if defined(GPU_CHECK_DOUBLE)
+  rep.check("abort() ends a collective stuck in a kernel", false, "needs real GPUs (the test double blocks in MPI instead)");
+#else
+  if (world_size() < 2) {
+    rep.check("abort() ends a collective stuck in a kernel", false, "needs 2 ranks or more");
+    return;
+  }
+  rep.run("abort() ends a collective stuck in a kernel (its peer never joins), the world works afterwards", [&] {
+    auto world = dm::nccl::world(dm::mpi::world(), nccl_options(60));
+    stream s;
+    return abort_hung(world, s);
+  });
+#endif
+}
+
+void probe_init_timeout(report& rep) {
+  rep.run("non-blocking init times out: a world of 2 that only this process joins ends in comm_error within 3 s + 10 s",
+          [&]() -> result {
+            const std::string id = "127.0.0.1:" + std::to_string(free_port());
+            result r;
+            {
+              scoped_env comm_id("NCCL_COMM_ID", id), rank("RANK", "0"), size("WORLD_SIZE", "2");
+              scoped_env local("LOCAL_RANK", local_rank_variable_set() ? std::getenv("LOCAL_RANK") : "0");
+              const auto t0 = std::chrono::steady_clock::now();
+              try {
+                auto w = dm::nccl::world_from_env(nccl_options(3));
+                return {false, "init of a world of 2 with one process succeeded"};
+              } catch (const dm::comm_error& e) {
+                const double dt = seconds_since(t0);
+                const std::string what = e.what();
+                r.ok = what.find("timed out") != std::string::npos && dt < 13;
+                r.detail = "after " + fmt_seconds(dt) + ": " + what;
+              }
+            }
+            if (!r.ok) return r;
+            // The process still works: a new world of 1 and an all_reduce.
+            auto w = dm::nccl::world(dm::mpi::world(), nccl_options(60));
+            stream s;
+            const result after = sum_of_ranks(w, all_world_ranks(), s);
+            if (!after.ok) return {false, "a new world after the timeout: " + after.detail};
+            r.detail += "; afterwards a new world works";
+            return r;
+          });
+}
+
+}  // namespace gpu_check
