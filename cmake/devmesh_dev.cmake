@@ -37,9 +37,9 @@ endif()
 find_program(DEVMESH_CLANGXX NAMES clang++ clang++-14)
 find_program(DEVMESH_GXX NAMES g++ g++-12)
 
-# devmesh_add_mpi_test(<name> <nprocs> <command> [args...]): a ctest test run under mpirun,
-# with --oversubscribe (2 cores here run 8 ranks) and --allow-run-as-root when root.
-function(devmesh_add_mpi_test name np)
+# devmesh_mpi_launcher(<out-var> <nprocs>): the mpirun command line for nprocs ranks, with
+# --oversubscribe (2 cores here run 8 ranks) and --allow-run-as-root when root.
+function(devmesh_mpi_launcher out np)
   if(NOT MPIEXEC_EXECUTABLE)
     find_package(MPI COMPONENTS CXX)
   endif()
@@ -47,6 +47,13 @@ function(devmesh_add_mpi_test name np)
   if(DEFINED ENV{USER} AND "$ENV{USER}" STREQUAL "root" OR EXISTS "/.dockerenv" OR "$ENV{HOME}" STREQUAL "/root")
     list(APPEND extra --allow-run-as-root)
   endif()
-  add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${extra} ${ARGN})
+  set(${out} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${extra} PARENT_SCOPE)
+endfunction()
+
+# devmesh_add_mpi_test(<name> <nprocs> <command> [args...]): a ctest test run under mpirun
+# (devmesh_mpi_launcher).
+function(devmesh_add_mpi_test name np)
+  devmesh_mpi_launcher(launcher ${np})
+  add_test(NAME ${name} COMMAND ${launcher} ${ARGN})
   set_tests_properties(${name} PROPERTIES TIMEOUT 120 PROCESSORS 2 LABELS mpi)
 endfunction()

@@ -7,6 +7,10 @@
 #include <algorithm>
 #include <array>
 #include <iostream>
+#include <string>
+#include <vector>
+
+#include "print.hpp"
 
 namespace dm = devmesh;
 using namespace dm::literals;
@@ -44,23 +48,38 @@ __global__ void coordinates_kernel(int* tp_rank) {
 #endif
 
 int main() {
-  std::cout << mesh << "\n\n" << dm::rank_table(mesh) << '\n';
-  std::cout << dm::group_table<"replicate">(mesh) << '\n'
+  // The rank table of the reference notes: row-major, the last dim varies fastest.
+  std::cout << "mesh_3d = " << mesh << "\n\n" << dm::rank_table(mesh) << '\n';
+  std::cout << "The groups of each dim (at run time, one communicator per dim and rank):\n"
+            << dm::group_table<"replicate">(mesh) << '\n'
             << dm::group_table<"shard">(mesh) << '\n'
-            << dm::group_table<"tp">(mesh) << '\n';
+            << dm::group_table<"tp">(mesh) << "\n\n";
 
-  // Submeshes: what ranks 0 and 1 see for ["replicate", "shard"] and ["tp"].
-  const auto hsdp = mesh.slice<"replicate", "shard">();
-  const auto tp = mesh["tp"_dim];
-  for (int r : {0, 1}) {
-    std::cout << "rank " << r << ": hsdp mesh ";
-    for (int x : hsdp.group(r)) std::cout << x << ' ';
-    std::cout << "| tp mesh ";
-    for (int x : tp.group(r)) std::cout << x << ' ';
-    std::cout << '\n';
+  // What each rank gets from the slices of the notes, asked of the layout for every rank:
+  //   hsdp_mesh = mesh_3d["replicate", "shard"]   tp_mesh = mesh_3d["tp"]
+  // A slice is the submesh that contains the calling rank, so ranks 1, 3, 5, 7 get another
+  // hsdp_mesh than ranks 0, 2, 4, 6 (the notes' prose says [[0, 2], [4, 6]] for everyone).
+  const auto hsdp_mesh = mesh.slice<"replicate", "shard">();
+  const auto tp_mesh = mesh["tp"_dim];
+  std::vector<std::string> hsdp_views, replicate_views, shard_views, tp_views;
+  for (int r = 0; r < mesh.size(); ++r) {
+    hsdp_views.push_back(examples::nested(hsdp_mesh, r) + "\n" + examples::grid(hsdp_mesh, r));
+    replicate_views.push_back(examples::list(hsdp_mesh["replicate"_dim].group(r)));
+    shard_views.push_back(examples::list(hsdp_mesh["shard"_dim].group(r)));
+    tp_views.push_back(examples::list(tp_mesh.group(r)));
   }
+  std::cout << "hsdp_mesh = mesh_3d[\"replicate\", \"shard\"], " << hsdp_mesh << ":\n"
+            << examples::by_rank(hsdp_views, "  ") << '\n'
+            << "hsdp_mesh[\"replicate\"], the group of replicate_group = hsdp_mesh[\"replicate\"].get_group():\n"
+            << examples::by_rank(replicate_views, "  ")
+            << "hsdp_mesh[\"shard\"], the group of shard_group = hsdp_mesh[\"shard\"].get_group():\n"
+            << examples::by_rank(shard_views, "  ")
+            << "tp_mesh = mesh_3d[\"tp\"], " << tp_mesh << ":\n"
+            << examples::by_rank(tp_views, "  ") << '\n';
+
   // Flatten shard+tp into one dim: the 4 ranks that share a replica.
   const auto flat = mesh.flatten<"shard_tp", "shard", "tp">();
-  std::cout << flat << '\n' << dm::group_table<"shard_tp">(flat) << '\n';
+  std::cout << "mesh_3d[\"shard\", \"tp\"]._flatten(\"shard_tp\"): " << flat << '\n'
+            << dm::group_table<"shard_tp">(flat) << '\n';
   return 0;
 }

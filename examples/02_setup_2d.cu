@@ -8,13 +8,19 @@
 // does), then the mesh. Finally it checks that both give the same groups: the world ranks of
 // each communicator's members, in communicator rank order, gathered over each.
 //
-// `run` is a template over the backend, so named calls read `mesh.template comm<"shard">()`.
+// PyTorch's mesh_2d.get_group(mesh_dim="shard") is mesh_2d.comm<"shard">() in devmesh; here,
+// in a template over the backend, it is spelled through the dim's 1-D submesh,
+// mesh_2d["shard"_dim].comm() (the same communicator).
+//
+// It prints the mesh (rank table and grid) and, for each rank, the members of its shard and
+// replicate communicators made both ways.
 // Run: mpirun -np 8 ./02_setup_2d [--backend nccl]
 #include "common.hpp"
 
 #include <vector>
 
 namespace dm = devmesh;
+using namespace dm::literals;
 
 // ---- without a mesh: every rank computes its groups ------------------------------------
 struct manual_groups {
@@ -54,15 +60,15 @@ std::vector<int> members(MPI_Comm c) {
 }
 
 // ---- with a mesh: two lines -----------------------------------------------------------
-using mesh_2d = dm::mesh<dm::dim<"replicate", 2>, dm::dim<"shard", 4>>;
+using mesh_2d_t = dm::mesh<dm::dim<"replicate", 2>, dm::dim<"shard", 4>>;
 
-/// The world ranks of the members of dim N's communicator, gathered over it (on the
+/// The world ranks of the members of a 1-D mesh's communicator, gathered over it (on the
 /// backend's memory: device buffers on NCCL).
-template <dm::fixed_string N, class Mesh, class Comm>
-std::vector<int> members(const Mesh& mesh, examples::stream<Comm>& s) {
-  examples::buffer<int, Comm> mine(std::vector<int>{mesh.rank()});
-  examples::buffer<int, Comm> all(static_cast<std::size_t>(mesh.template size<N>()));
-  mesh.template all_gather<N>(mine.cspan(), all.span(), s);
+template <class Mesh1D, class Comm>
+std::vector<int> members(const Mesh1D& m, examples::stream<Comm>& s) {
+  examples::buffer<int, Comm> mine(std::vector<int>{m.rank()});
+  examples::buffer<int, Comm> all(static_cast<std::size_t>(m.size()));
+  m.all_gather(mine.cspan(), all.span(), s);
   s.sync();
   return all.to_host();
 }
@@ -73,37 +79,44 @@ int run(Comm& world) {
   setup_by_hand(by_hand);
 
   // The same setup with a mesh: init_device_mesh makes one communicator per dim.
-  auto mesh = dm::init_device_mesh<mesh_2d>(world);
-  const auto& shard_comm = mesh.template comm<"shard">();  // the underlying communicators,
-  const auto& replicate_comm = mesh.template comm<"replicate">();  // as mesh.get_group(dim)
+  auto mesh_2d = dm::init_device_mesh<mesh_2d_t>(world);
+  auto shard_mesh = mesh_2d["shard"_dim];          // PyTorch: mesh_2d["shard"]
+  auto replicate_mesh = mesh_2d["replicate"_dim];
+  const auto& shard_group = shard_mesh.comm();          // mesh_2d.get_group(mesh_dim="shard")
+  const auto& replicate_group = replicate_mesh.comm();  // mesh_2d.get_group(mesh_dim="replicate")
+  const int me = mesh_2d.rank();
 
   examples::stream<Comm> s;
-  const auto mesh_shard = members<"shard">(mesh, s), mesh_replicate = members<"replicate">(mesh, s);
+  const auto mesh_shard = members(shard_mesh, s), mesh_replicate = members(replicate_mesh, s);
   const auto hand_shard = members(by_hand.shard), hand_replicate = members(by_hand.replicate);
 
-  examples::print_ordered("rank " + std::to_string(mesh.rank()) + ": shard group [" + examples::join(mesh_shard) +
-                          "] (by hand [" + examples::join(hand_shard) + "]), replicate group [" +
-                          examples::join(mesh_replicate) + "] (by hand [" + examples::join(hand_replicate) +
-                          "]); mesh comm ranks: shard " + std::to_string(shard_comm.rank()) + "/" +
-                          std::to_string(shard_comm.size()) + ", replicate " + std::to_string(replicate_comm.rank()) +
-                          "/" + std::to_string(replicate_comm.size()));
+  if (me == 0)
+    std::cout << "mesh_2d = " << mesh_2d << "\n\n"
+              << dm::rank_table(mesh_2d.layout()) << "\n"
+              << examples::nested(mesh_2d.layout(), me) << "\n"
+              << examples::grid(mesh_2d.layout(), me) << "\n";
+  examples::print_by_rank("shard groups: by hand (MPI_Comm_split) and mesh_2d[\"shard\"_dim].comm():",
+                          examples::list(hand_shard) + " and " + examples::list(mesh_shard) + ", a communicator of " +
+                              std::to_string(shard_group.size()));
+  examples::print_by_rank("replicate groups: by hand (MPI_Comm_create_group) and mesh_2d[\"replicate\"_dim].comm():",
+                          examples::list(hand_replicate) + " and " + examples::list(mesh_replicate) +
+                              ", a communicator of " + std::to_string(replicate_group.size()));
 
   // The two setups agree, and both agree with the layout computed at compile time.
-  const auto layout_shard = mesh.layout().template group<"shard">(mesh.rank());
-  const auto layout_replicate = mesh.layout().template group<"replicate">(mesh.rank());
   examples::check(mesh_shard == hand_shard && mesh_replicate == hand_replicate,
                   "the mesh's groups are the hand-made ones");
-  examples::check(std::ranges::equal(mesh_shard, layout_shard) && std::ranges::equal(mesh_replicate, layout_replicate),
+  examples::check(std::ranges::equal(mesh_shard, shard_mesh.layout().group(me)) &&
+                      std::ranges::equal(mesh_replicate, replicate_mesh.layout().group(me)),
                   "the communicators' members are the layout's groups");
   if constexpr (!examples::on_device<Comm>) {
     // On MPI the mesh's communicators are MPI_Comms too: same members, same order.
     int same_shard = 0, same_replicate = 0;
-    MPI_Comm_compare(by_hand.shard, shard_comm.native(), &same_shard);
-    MPI_Comm_compare(by_hand.replicate, replicate_comm.native(), &same_replicate);
+    MPI_Comm_compare(by_hand.shard, shard_group.native(), &same_shard);
+    MPI_Comm_compare(by_hand.replicate, replicate_group.native(), &same_replicate);
     examples::check(same_shard == MPI_CONGRUENT && same_replicate == MPI_CONGRUENT,
                     "MPI_Comm_compare says MPI_CONGRUENT for both dims");
   }
-  if (mesh.rank() == 0) std::cout << "OK: the hand-made groups and init_device_mesh's are identical\n";
+  if (me == 0) std::cout << "OK: the hand-made groups and init_device_mesh's are identical\n";
   return 0;
 }
 

@@ -10,11 +10,16 @@
 // asserts that the parameters are identical on all ranks after loading and at the end, and
 // that they match a single-process run of the same model on all samples.
 //
-// `run` is a template over the backend, so named calls read `mesh.template all_reduce<"dp">`.
+// The mesh is 1-D, so its collectives need no dim name: mesh.all_reduce(grad, dm::op::avg).
+//
+// It prints the loss of every step next to one process's, and the checkpoint's round trip:
+// what rank 0 wrote, and what every rank had before, after forgetting and after loading.
 // Run: mpirun -np 8 ./05_ddp_checkpoint [--backend nccl]
 #include "common.hpp"
 #include "toy_model.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -71,56 +76,93 @@ struct trainer {
   }
 };
 
+/// "sum 1.2345678, p[0..2] = 0.1, 0.2, 0.3" (or "165 NaN") of a parameter vector.
+inline std::string describe(const std::vector<float>& p) {
+  const auto nans = std::count_if(p.begin(), p.end(), [](float v) { return std::isnan(v); });
+  if (nans) return std::to_string(nans) + " NaN";
+  double sum = 0;
+  for (float v : p) sum += v;
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "sum %.7f, p[0..2] = %.7f, %.7f, %.7f", sum, static_cast<double>(p[0]),
+                static_cast<double>(p[1]), static_cast<double>(p[2]));
+  return buf;
+}
+
 template <class Comm>
 int run(Comm& world) {
   auto mesh = dm::init_device_mesh<ddp_mesh>(world);  // dp = the number of ranks
+  const int me = mesh.rank();
   examples::stream<Comm> s;
   trainer<Comm> model(mesh, s);
+  std::vector<float> reference = toy::initial_params();
+  const auto ref_losses =
+      toy::train_reference(reference, mesh.size() * local_batch, steps_before + steps_after, lr);
+  auto print_steps = [&](int from, int to) {
+    if (me != 0) return;
+    for (int i = from; i < to; ++i)
+      std::printf("%4d  %-21.7f %.7f\n", i, static_cast<double>(model.history[static_cast<std::size_t>(i)]),
+                  static_cast<double>(ref_losses[static_cast<std::size_t>(i)]));
+    std::fflush(stdout);
+  };
+
+  if (me == 0)
+    std::cout << "mesh = " << mesh << "\n"
+              << "dp group: " << examples::list(mesh.layout().group(me)) << " (rank r trains on samples [" << local_batch
+              << "r, " << local_batch << "r + " << local_batch << "))\n\n"
+              << "step  loss (DDP, " << mesh.size() << " ranks)  loss (1 process)\n"
+              << std::flush;
   for (int i = 0; i < steps_before; ++i) model.step();
-  s.sync();
+  print_steps(0, steps_before);
 
   // Rank 0 saves; the path is rank 0's temporary directory, sent to everyone.
   std::string dir;
-  if (mesh.rank() == 0) {
+  if (me == 0) {
     std::string tmpl = (fs::temp_directory_path() / "devmesh_ckpt_XXXXXX").string();
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed for " + tmpl);
     dir = tmpl;
   }
   const fs::path checkpoint = fs::path(examples::broadcast_string(dir)) / "model.checkpoint";
-  if (mesh.rank() == 0) {
-    const std::vector<float> p = model.params.to_host();
+  const std::vector<float> before = model.params.to_host();
+  if (me == 0) {
     std::ofstream(checkpoint, std::ios::binary)
-        .write(reinterpret_cast<const char*>(p.data()), static_cast<std::streamsize>(p.size() * sizeof(float)));
+        .write(reinterpret_cast<const char*>(before.data()), static_cast<std::streamsize>(before.size() * sizeof(float)));
+    std::cout << "checkpoint after step " << steps_before - 1 << ": rank 0 wrote " << fs::file_size(checkpoint)
+              << " bytes (" << toy::n_params << " floats) to " << checkpoint.filename() << ": " << describe(before)
+              << "\n" << std::flush;
   }
   mesh.barrier(s);  // dist.barrier(): nobody loads before rank 0 has written
 
   // Every rank "restarts": forgets its parameters and loads the checkpoint.
   model.params.assign(std::vector<float>(toy::n_params, std::numeric_limits<float>::quiet_NaN()));
+  const std::vector<float> forgotten = model.params.to_host();
   std::vector<float> loaded(toy::n_params);
   std::ifstream in(checkpoint, std::ios::binary);
   in.read(reinterpret_cast<char*>(loaded.data()), static_cast<std::streamsize>(loaded.size() * sizeof(float)));
   examples::check(static_cast<bool>(in), "the checkpoint is readable and has " + std::to_string(toy::n_params) + " floats");
   model.params.assign(loaded);
+  const bool same_as_before = model.params.to_host() == before;
+  examples::print_by_rank("barrier; then every rank forgot its parameters and loaded the file:",
+                          "before: " + describe(before) + "\nforgotten: " + describe(forgotten) +
+                              "\nloaded: " + describe(model.params.to_host()) +
+                              (same_as_before ? " (bit-identical to before)\n" : " (DIFFERENT from before)\n"));
+  examples::check(same_as_before, "every rank loaded exactly the parameters it had");
   examples::check(model.identical_everywhere(), "parameters identical on all ranks after loading");
 
   for (int i = 0; i < steps_after; ++i) model.step();
+  print_steps(steps_before, steps_before + steps_after);
   // The step's all_reduce synchronized everyone: rank 0 may delete the checkpoint now.
-  if (mesh.rank() == 0) fs::remove_all(checkpoint.parent_path());
+  if (me == 0) fs::remove_all(checkpoint.parent_path());
   examples::check(model.identical_everywhere(), "parameters identical on all ranks after training on");
 
-  std::vector<float> reference = toy::initial_params();
-  const auto ref_losses =
-      toy::train_reference(reference, mesh.size() * local_batch, steps_before + steps_after, lr);
   const float diff = toy::max_abs_diff(model.params.to_host(), reference, toy::n_params);
   examples::check(diff <= 1e-5f, "DDP matches one process (max |param diff| " + std::to_string(diff) + ")");
   const float loss_diff = toy::max_abs_diff(model.history, ref_losses, ref_losses.size());
   examples::check(model.history.back() < model.history.front() && loss_diff <= 1e-5f,
                   "the loss decreases, as in one process (max |loss diff| " + std::to_string(loss_diff) + ")");
-  if (mesh.rank() == 0)
-    std::cout << mesh << "\nOK: saved by rank 0 after " << steps_before << " steps to " << checkpoint
-              << ", loaded by all " << mesh.size() << " ranks, " << steps_after
-              << " more steps; parameters identical on every rank and equal to one process (max diff " << diff
-              << "); loss " << model.history.front() << " -> " << model.history.back() << "\n";
+  if (me == 0)
+    std::cout << "OK: saved by rank 0 after " << steps_before << " steps, loaded by all " << mesh.size() << " ranks, "
+              << steps_after << " more steps; parameters identical on every rank and equal to one process (max diff "
+              << examples::sci(diff) << ")\n";
   return 0;
 }
 

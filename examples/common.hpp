@@ -6,18 +6,27 @@
 //
 // - Backend choice: MPI (host memory, runs anywhere) by default; `--backend nccl` or
 //   DEVMESH_BACKEND=nccl selects NCCL (device memory, one GPU per process), compiled in when
-//   the example is built by nvcc and linked with devmesh::nccl. `run` is a template over
-//   the world communicator, so one source serves both.
+//   the example is built by nvcc and linked with devmesh::nccl. A `run` that is a template
+//   over the world communicator serves both; a `run` written for one backend
+//   (`int run(dm::mpi::communicator&)`, example 04) is passed as is, and the other backend
+//   is refused with a clear message.
+// - In a template over the backend the mesh's type depends on it, and C++ then wants
+//   `mesh.template all_reduce<"dp">(...)`. The examples avoid that noise the way PyTorch code
+//   reads: a dim is a 1-D submesh, `mesh["dp"_dim].all_reduce(...)` (mesh_2d["dp"] in Python);
+//   it shares the mesh's communicator (no new one) and is made once, before the loop.
 // - buffer<T, Comm>: an array in the backend's memory space (std::vector for MPI, cudaMalloc
 //   for NCCL); stream<Comm>: no_stream for MPI, a cudaStream_t for NCCL.
 // - for_each<Comm>(n, f, s): f(0..n-1), a host loop for MPI, a CUDA kernel for NCCL, where f
 //   is a functor whose operator() is DEVMESH_HOST_DEVICE.
 // - Host-side helpers over MPI_COMM_WORLD (the NCCL world is bootstrapped from it): checks
-//   that every rank agrees on, rank-ordered printing, broadcasting a string.
+//   that every rank agrees on, rank-ordered printing, printing each rank's view of a mesh
+//   (print.hpp draws them), broadcasting a string.
 #pragma once
 #include <devmesh/devmesh.hpp>
 
 #include <mpi.h>
+
+#include "print.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -68,22 +77,35 @@ inline void check(bool ok, const std::string& what) {
     throw std::runtime_error("check failed on rank(s) " + ranks + ": " + what + (ok ? " (passed here)" : ""));
 }
 
-/// Collective: every rank's line, printed by rank 0 in rank order.
-inline void print_ordered(const std::string& line) {
+/// Collective: every rank's string, on rank 0 (empty elsewhere), in rank order.
+inline std::vector<std::string> gather_strings(const std::string& mine) {
   const int n = world_size(), me = world_rank();
-  const int len = static_cast<int>(line.size());
+  const int len = static_cast<int>(mine.size());
   std::vector<int> lens(static_cast<std::size_t>(n)), offsets(static_cast<std::size_t>(n));
   MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
   int total = 0;
   for (int r = 0; r < n; ++r) offsets[static_cast<std::size_t>(r)] = total, total += lens[static_cast<std::size_t>(r)];
   std::string all(static_cast<std::size_t>(me == 0 ? total : 0), '\0');
-  MPI_Gatherv(line.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+  std::vector<std::string> out;
   if (me == 0)
     for (int r = 0; r < n; ++r)
-      std::cout << std::string_view(all).substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
-                                                static_cast<std::size_t>(lens[static_cast<std::size_t>(r)]))
-                << '\n';
+      out.emplace_back(std::string_view(all).substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
+                                                    static_cast<std::size_t>(lens[static_cast<std::size_t>(r)])));
+  return out;
+}
+
+/// Collective: every rank's line, printed by rank 0 in rank order.
+inline void print_ordered(const std::string& line) {
+  for (const auto& l : gather_strings(line)) std::cout << l << '\n';
   std::cout << std::flush;
+}
+
+/// Collective: what each rank sees (e.g. grid(mesh.layout(), rank) of its submesh), printed
+/// by rank 0 once per distinct view, after the ranks that see it (print.hpp's by_rank).
+inline void print_by_rank(const std::string& title, const std::string& view, const std::string& indent = "  ") {
+  const auto views = gather_strings(view);
+  if (world_rank() == 0) std::cout << title << '\n' << by_rank(views, indent) << std::flush;
 }
 
 /// Collective: rank 0's string on every rank.
@@ -95,12 +117,11 @@ inline std::string broadcast_string(std::string s) {
   return s;
 }
 
-template <class Range>
-std::string join(const Range& r, const char* sep = " ") {
-  std::ostringstream os;
-  bool first = true;
-  for (const auto& x : r) os << (first ? "" : sep) << x, first = false;
-  return os.str();
+/// x in scientific notation with 2 decimals: 4.47e-08.
+inline std::string sci(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2e", x);
+  return buf;
 }
 
 // ---- memory spaces ----------------------------------------------------------------------
@@ -255,8 +276,12 @@ int main(int argc, char** argv, Run run) {
   try {
     if (chosen_backend(argc, argv) == backend::nccl) {
 #if defined(EXAMPLES_WITH_NCCL)
-      auto world = dm::nccl::world(dm::mpi::world());  // one GPU per process, by local rank
-      return run(world);
+      if constexpr (std::is_invocable_v<Run&, dm::nccl::communicator&>) {
+        auto world = dm::nccl::world(dm::mpi::world());  // one GPU per process, by local rank
+        return run(world);
+      } else {
+        throw std::runtime_error("this example is written for the MPI backend only: run it without --backend nccl");
+      }
 #else
       throw std::runtime_error(
           "this build has no NCCL backend: build the example with nvcc and link devmesh::nccl");

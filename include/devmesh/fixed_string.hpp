@@ -15,10 +15,13 @@ namespace devmesh {
 template <std::size_t N>
 struct fixed_string {
   char data[N]{};
+  /// From a string literal (implicit, so that dim<"tp", 2> works).
   constexpr fixed_string(const char (&s)[N]) {  // NOLINT: implicit by design
     for (std::size_t i = 0; i < N; ++i) data[i] = s[i];
   }
+  /// Length without the terminating zero.
   static constexpr std::size_t size() { return N - 1; }
+  /// The string as a std::string_view.
   constexpr std::string_view view() const { return {data, N - 1}; }
 };
 

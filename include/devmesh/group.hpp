@@ -14,6 +14,7 @@ namespace devmesh {
 struct split_args {
   int color;
   int key;
+  /// Equal color and key.
   friend constexpr bool operator==(split_args, split_args) = default;
 };
 
@@ -28,6 +29,7 @@ class rank_group {
   int stride_[cap]{};
 
  public:
+  /// A random-access iterator over the group's ranks (a std::random_access_iterator).
   class iterator {
     const rank_group* g_ = nullptr;
     int i_ = 0;
@@ -56,6 +58,7 @@ class rank_group {
     DEVMESH_HOST_DEVICE friend constexpr std::strong_ordering operator<=>(iterator a, iterator b) { return a.i_ <=> b.i_; }
   };
 
+  /// An empty group.
   constexpr rank_group() = default;
   /// base: the group's first rank; sizes/strides: its digit groups, most significant first.
   DEVMESH_HOST_DEVICE constexpr rank_group(int base, const int* sizes, const int* strides) : base_(base) {
@@ -66,7 +69,9 @@ class rank_group {
     }
   }
 
+  /// Number of ranks in the group.
   DEVMESH_HOST_DEVICE constexpr int size() const { return count_; }
+  /// Always false: a group has at least one rank.
   DEVMESH_HOST_DEVICE constexpr bool empty() const { return false; }
   /// The i-th rank of the group (row-major in the order the dims were named).
   DEVMESH_HOST_DEVICE constexpr int operator[](int i) const {
@@ -77,7 +82,9 @@ class rank_group {
     }
     return r;
   }
+  /// The group's first rank (the color of its communicator split).
   DEVMESH_HOST_DEVICE constexpr int front() const { return base_; }
+  /// The group's last rank.
   DEVMESH_HOST_DEVICE constexpr int back() const { return (*this)[count_ - 1]; }
   /// Index of global rank r in this group, or -1 if r is not in it. O(K).
   DEVMESH_HOST_DEVICE constexpr int index_of(int r) const {
@@ -90,10 +97,14 @@ class rank_group {
     }
     return (*this)[idx] == r ? idx : -1;
   }
+  /// True if global rank r is in the group. O(K).
   DEVMESH_HOST_DEVICE constexpr bool contains(int r) const { return index_of(r) >= 0; }
+  /// Iterator to the first rank.
   DEVMESH_HOST_DEVICE constexpr iterator begin() const { return {this, 0}; }
+  /// Iterator past the last rank.
   DEVMESH_HOST_DEVICE constexpr iterator end() const { return {this, count_}; }
 
+  /// The same ranks in the same order.
   DEVMESH_HOST_DEVICE friend constexpr bool operator==(const rank_group& a, const rank_group& b) {
     if (a.count_ != b.count_) return false;
     for (int i = 0; i < a.count_; ++i)

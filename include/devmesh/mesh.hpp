@@ -208,6 +208,7 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   /// True if every size is static: the object is empty and every query is constexpr.
   static constexpr bool is_static = detail::all_static<S>;
 
+  /// A fully static mesh: an empty object (dynamic meshes take their sizes, see mesh).
   DEVMESH_HOST_DEVICE constexpr basic_mesh()
     requires is_static
   {}
@@ -221,12 +222,14 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
   static constexpr std::string_view name(int d) { return Names::views[d]; }
 
   // ---- sizes ---------------------------------------------------------------------------
+  /// Size of atom a (a digit group of the root's row-major rank; see docs/design.md).
   DEVMESH_HOST_DEVICE constexpr int atom_size(int a) const {
     if constexpr (is_static)
       return S.atom_size[a];
     else
       return this->extents_base::size[a];
   }
+  /// Stride of atom a in the root's rank space: the product of the sizes of the atoms after it.
   DEVMESH_HOST_DEVICE constexpr int atom_stride(int a) const {
     if constexpr (is_static) {
       int s = 1;
@@ -258,6 +261,7 @@ class basic_mesh : private detail::atom_extents<S.natoms, !detail::all_static<S>
     if (d < 0 || d >= ndim) fail_dim_index(d);  // devmesh: dim index out of range
     return dim_size(d);
   }
+  /// The sizes of the mesh's dims (aliases excluded), as PyTorch's mesh.shape.
   DEVMESH_HOST_DEVICE constexpr std::array<int, ndim> shape() const {
     std::array<int, ndim> s{};
     for (int d = 0; d < ndim; ++d) s[d] = dim_size(d);
@@ -840,6 +844,8 @@ class mesh : public basic_mesh<detail::root_structure<Dims...>, names<typename D
   // Unconstrained on purpose (nvcc 13 crashes on a constrained constructor in a derived
   // class template). A dynamic mesh has no sizes to default to: constructing one this way
   // is a devmesh: diagnostic naming its dynamic dims, not a "deleted function" error.
+  /// A fully static mesh (an empty object); for a mesh with dynamic dims this is a devmesh:
+  /// diagnostic naming them: give their sizes, or use for_world.
   DEVMESH_HOST_DEVICE constexpr mesh() : base(static_extents()) {}
 
   /// Sizes for the dynamic dims, in order, or for every dim (static ones must match), as

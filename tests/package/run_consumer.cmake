@@ -29,7 +29,8 @@ if(DEFINED INSTALL_PREFIX)
   file(REMOVE_RECURSE "${INSTALL_PREFIX}")
   run("${CMAKE_COMMAND}" --install "${BUILD}")
   foreach(f include/devmesh/devmesh.hpp include/devmesh/mesh.hpp lib/cmake/devmesh/devmesh-config.cmake
-            lib/cmake/devmesh/devmesh-config-version.cmake lib/cmake/devmesh/devmesh-targets.cmake)
+            lib/cmake/devmesh/devmesh-config-version.cmake lib/cmake/devmesh/devmesh-targets.cmake
+            lib/cmake/devmesh/devmesh_mpi.cmake lib/cmake/devmesh/devmesh_nccl.cmake)
     if(NOT EXISTS "${INSTALL_PREFIX}/${f}")
       message(FATAL_ERROR "devmesh package test: the install lacks ${f}")
     endif()

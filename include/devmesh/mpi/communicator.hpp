@@ -98,10 +98,12 @@ class communicator {
   /// Uses c without owning it: the caller keeps it alive and frees it.
   static communicator borrow(MPI_Comm c) { return communicator(c, false); }
 
+  /// Takes over o's MPI_Comm and ownership; o becomes invalid.
   communicator(communicator&& o) noexcept
       : comm_(std::exchange(o.comm_, MPI_COMM_NULL)), owned_(std::exchange(o.owned_, false)),
         rank_(std::exchange(o.rank_, -1)), size_(std::exchange(o.size_, 0)),
         broken_(std::exchange(o.broken_, std::string())) {}
+  /// Frees this communicator if it owns one, then takes over o's; o becomes invalid.
   communicator& operator=(communicator&& o) noexcept {
     if (this != &o) {
       reset();
@@ -115,15 +117,20 @@ class communicator {
   }
   communicator(const communicator&) = delete;
   communicator& operator=(const communicator&) = delete;
+  /// Frees the MPI_Comm if owned (MPI_Comm_free, skipped once MPI is finalized).
   ~communicator() { reset(); }
 
+  /// False for a default-constructed, moved-from or non-member (no_color) communicator.
   bool valid() const { return comm_ != MPI_COMM_NULL; }
   /// Rank in this communicator (-1 if invalid).
   int rank() const { return rank_; }
   /// Number of ranks (0 if invalid).
   int size() const { return size_; }
+  /// The MPI_Comm (MPI_COMM_NULL if invalid); this object keeps ownership.
   MPI_Comm native() const { return comm_; }
+  /// True if this object frees the MPI_Comm (adopt, split, duplicate).
   bool owns() const { return owned_; }
+  /// "mpi": the backend's name in messages and in the consistency check.
   static const char* backend_name() { return "mpi"; }
 
   /// Collective over this communicator: MPI_Comm_split. color == no_color gives an
@@ -175,10 +182,13 @@ class communicator {
   /// MPI has no abort of one communicator's pending work short of MPI_Abort, which kills
   /// the job; devmesh's MPI calls are blocking, so there is nothing pending: a no-op.
   void abort() noexcept {}
+  /// No-op: MPI has no group calls (NCCL's ncclGroupStart).
   static void group_start() {}
+  /// No-op: MPI has no group calls (NCCL's ncclGroupEnd).
   static void group_end() {}
 
   // ---- typed collectives (host memory); counts in elements -----------------------------
+  /// MPI_Allreduce of n elements (send == recv: in place); op::avg sums, then divides.
   template <class T>
   void all_reduce(const T* send, T* recv, std::size_t n, op o, stream_type = {}) const {
     require_valid("all_reduce");
@@ -190,6 +200,7 @@ class communicator {
                   "MPI_Allreduce");
     if (o == op::avg) divide(recv, n);
   }
+  /// MPI_Reduce of n elements onto rank root (send == recv: in place).
   template <class T>
   void reduce(const T* send, T* recv, std::size_t n, op o, int root, stream_type = {}) const {
     require_valid("reduce");
@@ -202,11 +213,13 @@ class communicator {
                   "MPI_Reduce");
     if (o == op::avg && rank_ == root) divide(recv, n);
   }
+  /// MPI_Bcast of n elements from rank root.
   template <class T>
   void broadcast(T* buf, std::size_t n, int root, stream_type = {}) const {
     require_valid("broadcast");
     detail::check(MPI_Bcast(buf, count("broadcast", n), datatype<T>(), root, comm_), "MPI_Bcast");
   }
+  /// MPI_Allgather: send_count elements from each rank into recv, in rank order.
   template <class T>
   void all_gather(const T* send, T* recv, std::size_t send_count, stream_type = {}) const {
     require_valid("all_gather");
@@ -215,6 +228,7 @@ class communicator {
                                 count("all_gather", send_count), datatype<T>(), comm_),
                   "MPI_Allgather");
   }
+  /// MPI_Reduce_scatter_block: block rank() of the reduction, recv_count elements.
   template <class T>
   void reduce_scatter(const T* send, T* recv, std::size_t recv_count, op o, stream_type = {}) const {
     require_valid("reduce_scatter");
@@ -227,6 +241,7 @@ class communicator {
                   "MPI_Reduce_scatter_block");
     if (o == op::avg) divide(recv, recv_count);
   }
+  /// MPI_Alltoall: block j of send to rank j, block i of recv from rank i.
   template <class T>
   void all_to_all(const T* send, T* recv, std::size_t count_per_rank, stream_type = {}) const {
     require_valid("all_to_all");
@@ -236,6 +251,7 @@ class communicator {
                                recv, count("all_to_all", count_per_rank), datatype<T>(), comm_),
                   "MPI_Alltoall");
   }
+  /// MPI_Barrier.
   void barrier(stream_type = {}) const {
     require_valid("barrier");
     detail::check(MPI_Barrier(comm_), "MPI_Barrier");

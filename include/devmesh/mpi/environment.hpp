@@ -16,10 +16,13 @@ namespace devmesh::mpi {
 /// devmesh::mpi::error exceptions instead of aborting the job.
 class environment {
  public:
+  /// MPI_Init_thread(argc, argv, required), unless MPI is already initialized.
   environment(int& argc, char**& argv, int required = MPI_THREAD_MULTIPLE) { init(&argc, &argv, required); }
+  /// The same without the command line (MPI_Init_thread(nullptr, nullptr, required)).
   explicit environment(int required = MPI_THREAD_MULTIPLE) { init(nullptr, nullptr, required); }
   environment(const environment&) = delete;
   environment& operator=(const environment&) = delete;
+  /// MPI_Finalize, if this object initialized MPI and nobody finalized it yet.
   ~environment() {
     int finalized = 0;
     MPI_Finalized(&finalized);

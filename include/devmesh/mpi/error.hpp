@@ -12,7 +12,9 @@ namespace devmesh::mpi {
 /// what() names the call and carries MPI_Error_string; code() is the MPI error code.
 class error : public comm_error {
  public:
+  /// what: the message (the call and MPI_Error_string); code: the MPI error code.
   error(const std::string& what, int code) : comm_error(what), code_(code) {}
+  /// The MPI error code the call returned.
   int code() const noexcept { return code_; }
 
  private:

@@ -15,12 +15,15 @@
 
 namespace devmesh::nccl {
 
+/// ncclGroupStart for the scope: the collectives enqueued meanwhile go out as one group.
 class group {
  public:
+  /// ncclGroupStart.
   group() : uncaught_(std::uncaught_exceptions()) { communicator::group_start(); }
   group(const group&) = delete;
   group& operator=(const group&) = delete;
 
+  /// ncclGroupEnd now (throws comm_error on failure); the destructor then does nothing.
   void end() {
     if (open_) {
       open_ = false;
@@ -28,6 +31,7 @@ class group {
     }
   }
 
+  /// ncclGroupEnd unless end() was called; quiet while an exception propagates.
   ~group() noexcept(false) {
     if (!open_) return;
     if (std::uncaught_exceptions() > uncaught_) {

@@ -12,6 +12,8 @@
 
 namespace devmesh::nccl {
 
+/// Creation options of one NCCL communicator, mapped to ncclConfig_t (unset fields: NCCL's
+/// defaults).
 struct options {
   /// ncclConfig_t::blocking. false (devmesh's default): init/split/collectives return
   /// ncclInProgress and devmesh polls ncclCommGetAsyncError until done or `timeout`.
@@ -35,6 +37,7 @@ struct options {
            ",netName=" + net_name + ",commName=" + name + ",splitShare=" + opt(split_share) + "}";
   }
 
+  /// Every field equal.
   friend bool operator==(const options&, const options&) = default;
 };
 

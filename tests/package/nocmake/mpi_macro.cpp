@@ -1,0 +1,21 @@
+// A non-CMake build of an MPI program with the umbrella header only: the macro selects the
+// backend, as linking devmesh::mpi does in CMake.
+//   mpicxx -std=c++20 -DDEVMESH_WITH_MPI -I<prefix>/include mpi_macro.cpp -o mpi_macro
+#include <devmesh/devmesh.hpp>
+
+#include <iostream>
+#include <span>
+#include <vector>
+
+namespace dm = devmesh;
+using hsdp = dm::mesh<dm::dim<"replicate">, dm::dim<"shard", 1>>;
+
+int main(int argc, char** argv) {
+  dm::mpi::environment env(argc, argv);
+  auto world = dm::mpi::world();
+  auto mesh = dm::init_device_mesh<hsdp>(world);
+  std::vector<float> grad(4, 1.f);
+  mesh.all_reduce<"replicate">(std::span(grad), dm::op::sum);
+  std::cout << "devmesh mpi (-DDEVMESH_WITH_MPI) ok: " << mesh << ", sum " << grad[0] << "\n";
+  return grad[0] == static_cast<float>(world.size()) ? 0 : 1;
+}
