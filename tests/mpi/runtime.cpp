@@ -204,8 +204,9 @@ void consistency(dm::mpi::communicator& world) {
   const int before = mesh.communicator_count();
   (void)mesh.flatten<"x", "dp", "tp">();  // still usable afterwards
   CHECK(mesh.communicator_count() <= before + 1);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  CHECK(seconds < 5.0);
+  // No wall-clock verdict: a slow, loaded machine is not a hang (ctest's TIMEOUT is the
+  // backstop, the library's deadline the real bound).
+  (void)t0;
 }
 
 void world_mismatch(dm::mpi::communicator& world) {

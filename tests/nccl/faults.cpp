@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
     error = e.what();
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double bound = 3 * std::chrono::duration<double>(opts.timeout).count() + 2.0;
+  // Generous: it proves the timeout fires (no hang), not how fast a loaded machine is.
+  const double bound = 3 * std::chrono::duration<double>(opts.timeout).count() + 60.0;
   bool ok = true;
   auto fail = [&](const std::string& why) {
     ok = false;
