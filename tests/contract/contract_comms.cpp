@@ -19,6 +19,8 @@
 //   static_smaller      8 ranks: init_device_mesh<L>(world) of a static 2x2 mesh: ranks 0-3 are
 //                       members with the right coordinates, 4-7 are not; collectives right
 //   static_larger       8 ranks: a static 4x4 mesh throws mesh_error on every rank
+//   fnv_collision       8 ranks: per_dim keys crafted so that fb4ed9d's FNV-1a check took
+//                       (dp=4, tp=2) and (dp=2, tp=4) for the same mesh: every rank throws
 //   consistency_long    8 ranks: (dp=4, tp=2) on rank 0, (dp=2, tp=4) elsewhere, with 300-char
 //                       per_dim keys and names: every rank throws, and the first 300
 //                       characters of the message show dp=4 and dp=2
@@ -433,6 +435,29 @@ void consistency_long(const C& world) {
   if (me == 0 || me == 1) contract::show("message head", head);
 }
 
+/// 64-bit FNV-1a, the hash fb4ed9d's consistency check compared.
+std::uint64_t fnv1a(const std::string& s, std::uint64_t h = 14695981039346656037ull) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+/// A crafted collision: per_dim keys that make fb4ed9d's descriptors of (dp=4, tp=2) and
+/// (dp=2, tp=4) hash alike (found by a Pollard rho search over 64-bit FNV-1a; the test checks
+/// the collision itself below). There, rank 7 built another mesh and init succeeded. Now the
+/// check compares SHA-256 digests of the descriptors: every rank must throw.
+void fnv_collision(const C& world) {
+  const std::string key_a = "5e47445836fcdafb", key_b = "f2db14ed0b3ff43c";
+  const std::string old_a = "mesh((dp=4, tp=2), stride=(2, 1)) [mpi, init_device_mesh, " + key_a + "]";
+  const std::string old_b = "mesh((dp=2, tp=4), stride=(4, 1)) [mpi, init_device_mesh, " + key_b + "]";
+  ++test::checks;
+  if (fnv1a(old_a) != fnv1a(old_b)) test::fail(__FILE__, __LINE__, "the crafted keys do not collide under FNV-1a");
+  const bool odd = me == world.size() - 1;
+  dm::device_mesh_options<C> o;
+  o.per_dim[odd ? key_b : key_a];
+  const auto t = contract::catch_all([&] { (void)dm::init_device_mesh(world, odd ? m2(2, 4) : m2(4, 2), o); });
+  EXPECT_MESH_ERROR(t, "a crafted 64-bit hash collision", "devmesh: ", "init_device_mesh", "disagree");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -441,7 +466,8 @@ int main(int argc, char** argv) {
   if (argc > 2) rounds = std::atoi(argv[2]);
   const auto world = dm::mpi::world();
   me = world.rank();
-  const bool eight = scenario == "static_smaller" || scenario == "static_larger" || scenario == "consistency_long";
+  const bool eight = scenario == "static_smaller" || scenario == "static_larger" || scenario == "consistency_long" ||
+                     scenario == "fnv_collision";
   if (!contract::require_ranks(eight ? 8 : 4, "contract_comms")) return 2;
   if ((scenario == "threads_equal_groups" || scenario == "threads_two_meshes") && env.thread_level() < MPI_THREAD_MULTIPLE) {
     if (me == 0)
@@ -470,6 +496,8 @@ int main(int argc, char** argv) {
       static_smaller(world);
     else if (scenario == "static_larger")
       static_larger(world);
+    else if (scenario == "fnv_collision")
+      fnv_collision(world);
     else if (scenario == "consistency_long")
       consistency_long(world);
     else
