@@ -898,6 +898,7 @@ device_mesh<Layout, C> init_device_mesh(W&& world, device_mesh_options<C> option
   return detail::init_impl<Layout>(
       std::forward<W>(world),
       [n]() -> Layout {
+        (void)n;  // unused for static layouts (clang's -Wunused-lambda-capture)
         if constexpr (Layout::is_static)
           return Layout{};
         else if constexpr (requires { Layout::for_world(n); })
@@ -907,6 +908,65 @@ device_mesh<Layout, C> init_device_mesh(W&& world, device_mesh_options<C> option
       },
       std::move(options));
 }
+
+namespace detail {
+
+/// from_comms step 1 (local): each adopted communicator's size and rank against the layout.
+template <class Layout, communicator C>
+std::string adopted_shape_error(const Layout& layout, const std::array<C, Layout::ndim>& comms,
+                                const mesh_state<C>& st) {
+  const bool member = st.is_member();
+  const int me = st.world_rank;
+  for (int d = 0; d < Layout::ndim; ++d) {
+    const std::string dim = "dim '" + std::string(Layout::name(d)) + "'";
+    const C& c = comms[static_cast<std::size_t>(d)];
+    if (!member) {
+      if (c.valid()) return dim + ": world rank " + std::to_string(me) + " is not in the mesh but has a communicator";
+      continue;
+    }
+    if (!c.valid()) return dim + ": no communicator on world rank " + std::to_string(me) + ", a member of the mesh";
+    if (c.size() != layout.dim_size(d))
+      return dim + ": the communicator has " + std::to_string(c.size()) + " ranks, the dim " +
+             std::to_string(layout.dim_size(d));
+    if (c.rank() != layout.comm_split(me, d).key)
+      return dim + ": world rank " + std::to_string(me) + " is rank " + std::to_string(c.rank()) +
+             " of the communicator but has index " + std::to_string(layout.comm_split(me, d).key) + " in its group";
+  }
+  return {};
+}
+
+/// from_comms step 2 (collective over each communicator, bounded): the world ranks of each
+/// communicator, in its rank order, must be the layout's group of that dim.
+template <class Layout, communicator C>
+std::string adopted_members_error(const Layout& layout, const std::array<C, Layout::ndim>& comms,
+                                  const mesh_state<C>& st, const deadline& dl) {
+  if (!st.is_member()) return {};
+  const int me = st.world_rank;
+  std::string error;
+  for (int d = 0; d < Layout::ndim; ++d) {
+    const C& c = comms[static_cast<std::size_t>(d)];
+    std::vector<std::int32_t> ranks(static_cast<std::size_t>(c.size()));
+    const std::int32_t mine = me;
+    bounded_step("from_comms", dl, [&] { c.all_gather_bytes(&mine, ranks.data(), sizeof mine, dl); });
+    const group_key k = group_key_of(layout, d);
+    const split_args sa = layout.comm_split(me, d);
+    for (int i = 0; i < c.size() && error.empty(); ++i) {
+      // Expected: the i-th rank of this rank's group (digits of i along the dim's atoms).
+      int expected = sa.color, rest = i;
+      for (auto it = k.rbegin(); it != k.rend(); ++it) {
+        expected += (rest % it->first) * it->second;
+        rest /= it->first;
+      }
+      if (ranks[static_cast<std::size_t>(i)] != expected)
+        error = "dim '" + std::string(Layout::name(d)) + "': rank " + std::to_string(i) +
+                " of the communicator is world rank " + std::to_string(ranks[static_cast<std::size_t>(i)]) +
+                ", the layout's group has world rank " + std::to_string(expected) + " there";
+    }
+  }
+  return error;
+}
+
+}  // namespace detail
 
 /// Adopts existing communicators, one per dim of the layout in dim order (PyTorch
 /// from_group). Each communicator keeps its own ownership (a backend's owning or borrowed
@@ -926,54 +986,9 @@ device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, 
   std::optional<Layout> l(layout);
   detail::check_layout(*st, l, {}, step, dl);
   st->root_size = layout.root_size();
-  const bool member = st->is_member();
-  const int me = st->world_rank;
-  // 1. Each communicator's size and rank against the layout (local), agreed over world.
-  std::string error;
-  for (int d = 0; d < Layout::ndim && error.empty(); ++d) {
-    const std::string dim = "dim '" + std::string(Layout::name(d)) + "'";
-    const C& c = comms[static_cast<std::size_t>(d)];
-    if (!member) {
-      if (c.valid()) error = dim + ": world rank " + std::to_string(me) + " is not in the mesh but has a communicator";
-      continue;
-    }
-    if (!c.valid()) {
-      error = dim + ": no communicator on world rank " + std::to_string(me) + ", a member of the mesh";
-    } else if (c.size() != layout.dim_size(d)) {
-      error = dim + ": the communicator has " + std::to_string(c.size()) + " ranks, the dim " +
-              std::to_string(layout.dim_size(d));
-    } else if (c.rank() != layout.comm_split(me, d).key) {
-      error = dim + ": world rank " + std::to_string(me) + " is rank " + std::to_string(c.rank()) +
-              " of the communicator but has index " + std::to_string(layout.comm_split(me, d).key) + " in its group";
-    }
-  }
-  detail::agree(*st->control, error, step, dl);
-  // 2. Membership: the world ranks of each communicator, in its rank order, must be the
-  // layout's group of that dim.
-  if (member) {
-    for (int d = 0; d < Layout::ndim; ++d) {
-      const C& c = comms[static_cast<std::size_t>(d)];
-      std::vector<std::int32_t> ranks(static_cast<std::size_t>(c.size()));
-      const std::int32_t mine = me;
-      detail::bounded_step(step, dl, [&] { c.all_gather_bytes(&mine, ranks.data(), sizeof mine, dl); });
-      if (!error.empty()) continue;
-      const detail::group_key k = detail::group_key_of(layout, d);
-      const split_args sa = layout.comm_split(me, d);
-      for (int i = 0; i < c.size() && error.empty(); ++i) {
-        // Expected: the i-th rank of this rank's group (digits of i along the dim's atoms).
-        int expected = sa.color, rest = i;
-        for (auto it = k.rbegin(); it != k.rend(); ++it) {
-          expected += (rest % it->first) * it->second;
-          rest /= it->first;
-        }
-        if (ranks[static_cast<std::size_t>(i)] != expected)
-          error = "dim '" + std::string(Layout::name(d)) + "': rank " + std::to_string(i) +
-                  " of the communicator is world rank " + std::to_string(ranks[static_cast<std::size_t>(i)]) +
-                  ", the layout's group has world rank " + std::to_string(expected) + " there";
-      }
-    }
-  }
-  detail::agree(*st->control, error, step, dl);
+  // 1. Each communicator's size and rank against the layout, agreed; 2. its members.
+  detail::agree(*st->control, detail::adopted_shape_error(layout, comms, *st), step, dl);
+  detail::agree(*st->control, detail::adopted_members_error(layout, comms, *st, dl), step, dl);
   for (int d = 0; d < Layout::ndim; ++d) {
     auto e = std::make_unique<typename detail::mesh_state<C>::entry>();
     e->name = std::string(Layout::name(d));
