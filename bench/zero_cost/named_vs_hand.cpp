@@ -10,18 +10,23 @@ namespace dm = devmesh;
 using mesh3d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>>;  // static
 using mesh3 = dm::mesh<dm::dim<"dp">, dm::dim<"cp">, dm::dim<"tp">>;           // dynamic
 
-// What a hand-written dynamic mesh stores: the sizes and row-major strides of its dims.
+// What a careful hand-written dynamic row-major mesh stores: its rank count, the sizes, and
+// the one stride that is not a size or 1 (dp's; cp's stride is tp's size, tp's is 1). This
+// is also what devmesh stores for mesh3 (its dynamic layout values, see layout.hpp).
 struct hand_mesh {
-  int size[3];
-  int stride[3];
+  int ranks;
+  int dp;
+  int dp_stride;
+  int cp;
+  int tp;
 };
 
 #if defined(DEVMESH_NO_RANK_CHECKS)
 #define HAND_CHECK(r, n) (void)0
 #else
-[[noreturn]] void hand_rank_error(int r);  // out of line (defined by the driver below)
+[[noreturn]] void hand_rank_error(int r, int n);  // out of line (defined by the driver below); says the range
 #define HAND_CHECK(r, n) \
-  if ((r) < 0 || (r) >= (n)) hand_rank_error(r)
+  if ((r) < 0 || (r) >= (n)) hand_rank_error(r, n)
 #endif
 
 // ---- static mesh (2, 2, 2): sizes and strides are constants ------------------------------
@@ -57,24 +62,24 @@ dm::split_args hand_static_comm_split_dp(int r) {
   return {r - d * 4, d};
 }
 
-// ---- dynamic mesh: sizes and strides are loaded from the object --------------------------
+// ---- dynamic mesh: sizes and strides are loaded from the object (a static 1 is not) --------------------------
 int named_dynamic_local_rank_tp(const mesh3& m, int r) { return m.local_rank<"tp">(r); }
 int hand_dynamic_local_rank_tp(const hand_mesh& m, int r) {
-  HAND_CHECK(r, m.size[0] * m.size[1] * m.size[2]);
-  return (r / m.stride[2]) % m.size[2];
+  HAND_CHECK(r, m.ranks);
+  return r % m.tp;
 }
 
 int named_dynamic_local_rank_cp(const mesh3& m, int r) { return m.local_rank<"cp">(r); }
 int hand_dynamic_local_rank_cp(const hand_mesh& m, int r) {
-  HAND_CHECK(r, m.size[0] * m.size[1] * m.size[2]);
-  return (r / m.stride[1]) % m.size[1];
+  HAND_CHECK(r, m.ranks);
+  return (r / m.tp) % m.cp;
 }
 
 dm::split_args named_dynamic_comm_split_tp(const mesh3& m, int r) { return m.comm_split<"tp">(r); }
 dm::split_args hand_dynamic_comm_split_tp(const hand_mesh& m, int r) {
-  HAND_CHECK(r, m.size[0] * m.size[1] * m.size[2]);
-  const int d = (r / m.stride[2]) % m.size[2];
-  return {r - d * m.stride[2], d};
+  HAND_CHECK(r, m.ranks);
+  const int d = r % m.tp;
+  return {r - d, d};
 }
 
 #if defined(ZERO_COST_DRIVER)
@@ -82,8 +87,8 @@ dm::split_args hand_dynamic_comm_split_tp(const hand_mesh& m, int r) {
 // through volatile pointers (so no call is inlined into the driver).
 #include <cstdio>
 #include <cstdlib>
-[[noreturn]] void hand_rank_error(int r) {
-  std::fprintf(stderr, "rank %d out of range\n", r);
+[[noreturn]] void hand_rank_error(int r, int n) {
+  std::fprintf(stderr, "rank %d is not in [0, %d)\n", r, n);
   std::abort();
 }
 template <class F, class... A>
@@ -96,7 +101,7 @@ void repeat(F* f, A... a) {
 }
 int main() {
   const mesh3 dyn(2, 2, 2);
-  const hand_mesh hand{{2, 2, 2}, {4, 2, 1}};
+  const hand_mesh hand{8, 2, 4, 2, 2};
   repeat(named_static_local_rank_tp), repeat(hand_static_local_rank_tp);
   repeat(named_static_local_rank_dp), repeat(hand_static_local_rank_dp);
   repeat(named_static_coordinate), repeat(hand_static_coordinate);

@@ -6,8 +6,8 @@
 //
 // A device_mesh is a cheap copyable handle: its layout value (the core basic_mesh) plus a
 // shared_ptr to the state of the root it came from: the world communicator and a cache of
-// communicators keyed by a dim's *group function* (its atoms' (size, stride) list with
-// contiguous neighbours merged, so the key survives unflatten's atom renumbering).
+// communicators keyed by a dim's *group function* (its coalesced layout, which two dims
+// share exactly when they have the same groups in the same order).
 // Slices share the cache and never create; flatten/unflatten create only the missing
 // communicators (one split per new dim per rank, color and key from the core's
 // comm_split), so flattening twice creates nothing. The communicators die with the last
@@ -85,44 +85,18 @@ struct device_mesh_options {
 
 namespace detail {
 
-/// A dim's group function: its atoms' (size, stride), most significant first, size-1 atoms
-/// dropped and contiguous neighbours merged. Two dims with the same key have the same
-/// groups in the same order, whatever their names or atom numbering.
+/// A dim's group function: its coalesced layout (dim_layout::coalesce), as a list of
+/// (shape, stride), most significant first. Two dims with the same key have the same
+/// groups in the same order, whatever their names or history.
 using group_key = std::vector<std::pair<int, int>>;
 
-inline group_key canonical(const group_key& in) {
-  group_key out;
-  for (auto [size, stride] : in) {
-    if (size == 1) continue;
-    if (!out.empty() && out.back().second == stride * size)
-      out.back() = {out.back().first * size, stride};
-    else
-      out.emplace_back(size, stride);
-  }
-  return out;
-}
-
-template <int D, class Layout>
-void append_atoms(const Layout& m, group_key& k) {
-  constexpr auto S = Layout::structure;
-  constexpr int first = S.dim_first[D];
-  constexpr int count = S.dim_count[D];
-  for (int i = 0; i < count; ++i) {
-    const int a = S.dim_atoms[first + i];
-    k.emplace_back(m.atom_size(a), m.atom_stride(a));
-  }
-}
-template <class Layout, int... D>
-group_key group_key_of(const Layout& m, int d, std::integer_sequence<int, D...>) {
-  group_key k;
-  ((d == D ? append_atoms<D>(m, k) : void()), ...);
-  return canonical(k);
-}
-/// The group key of dim d of m. Dispatched to a compile-time dim, so that every index into
-/// the structure is a constant (no g++ 12 -O2 -Warray-bounds false positive).
+/// The group key of dim d of m.
 template <class Layout>
 group_key group_key_of(const Layout& m, int d) {
-  return group_key_of(m, d, std::make_integer_sequence<int, Layout::ndim_with_aliases>{});
+  const auto coalesced = m.dim_layout(d).coalesce();
+  group_key k;
+  for (int i = 0; i < coalesced.count; ++i) k.emplace_back(coalesced.shape[i], coalesced.stride[i]);
+  return k;
 }
 
 /// "[4x2,2x1]": (size x stride) pairs, for messages and fingerprints.
@@ -163,14 +137,21 @@ std::string options_name(const O& o) {
     return {};
 }
 
-/// Which atoms each dim has: digested with the descriptor in case two structures print alike.
+/// Every dim's modes, as written in the type (static values, and slots for dynamic
+/// ones): digested with the descriptor in case two layouts print alike.
 template <class Layout>
 std::string structure_string() {
-  constexpr auto S = Layout::structure;
+  constexpr auto L = Layout::layout;
   std::string structure;
-  for (int i = 0; i < S.ndims; ++i) {
-    structure += std::to_string(S.dim_count[i]) + ":";
-    for (int j = 0; j < S.dim_count[i]; ++j) structure += std::to_string(S.dim_atoms[S.dim_first[i] + j]) + ",";
+  for (int d = 0; d < L.ndims; ++d) {
+    structure += std::to_string(L.count(d));
+    structure += ':';
+    for (int m = L.first[d]; m < L.first[d + 1]; ++m) {
+      structure += std::to_string(L.shape[m]);
+      structure += 'x';
+      structure += std::to_string(L.stride[m]);
+      structure += ',';
+    }
   }
   return structure;
 }
@@ -948,15 +929,10 @@ std::string adopted_members_error(const Layout& layout, const std::array<C, Layo
     std::vector<std::int32_t> ranks(static_cast<std::size_t>(c.size()));
     const std::int32_t mine = me;
     bounded_step("from_comms", dl, [&] { c.all_gather_bytes(&mine, ranks.data(), sizeof mine, dl); });
-    const group_key k = group_key_of(layout, d);
+    const auto group = layout.dim_layout(d);
     const split_args sa = layout.comm_split(me, d);
     for (int i = 0; i < c.size() && error.empty(); ++i) {
-      // Expected: the i-th rank of this rank's group (digits of i along the dim's atoms).
-      int expected = sa.color, rest = i;
-      for (auto it = k.rbegin(); it != k.rend(); ++it) {
-        expected += (rest % it->first) * it->second;
-        rest /= it->first;
-      }
+      const int expected = sa.color + group(i);  // the i-th rank of this rank's group
       if (ranks[static_cast<std::size_t>(i)] != expected)
         error = "dim '" + std::string(Layout::name(d)) + "': rank " + std::to_string(i) +
                 " of the communicator is world rank " + std::to_string(ranks[static_cast<std::size_t>(i)]) +

@@ -1,16 +1,21 @@
 // devmesh/devmesh.hpp: the one header a user includes.
 #pragma once
 #include "config.hpp"
-#include "backend.hpp"
+// The core: names, the layout and its algebra, meshes (constexpr, host and device).
 #include "diagnostics.hpp"
-#include "dim.hpp"
 #include "fixed_string.hpp"
-#include "group.hpp"
-#include "mesh.hpp"
 #include "names.hpp"
+#include "dim.hpp"
+#include "layout.hpp"
+#include "algebra.hpp"
+#include "group.hpp"
+#include "mesh_checks.hpp"
+#include "basic_mesh.hpp"
+#include "mesh.hpp"
 #include "parse.hpp"
 #include "print.hpp"
-#include "structure.hpp"
+// The runtime's interface (backends implement it).
+#include "backend.hpp"
 
 // Backends: pulled in when their CMake target (devmesh::mpi, devmesh::nccl) is linked, or
 // when the user defines the macro.

@@ -302,10 +302,10 @@ std::optional<M> mesh_from_args(int argc, const char* const* argv, int world_siz
 }
 
 /// The spec that parse_mesh reads back into m: "replicate=2,shard=4" (dims in order).
-template <auto S, class Names>
-std::string to_spec(const basic_mesh<S, Names>& m) {
+template <auto L, class Names>
+std::string to_spec(const basic_mesh<L, Names>& m) {
   std::string out;
-  for (int d = 0; d < basic_mesh<S, Names>::ndim; ++d)
+  for (int d = 0; d < basic_mesh<L, Names>::ndim; ++d)
     out += (d ? "," : "") + std::string(Names::views[d]) + "=" + std::to_string(m.dim_size(d));
   return out;
 }

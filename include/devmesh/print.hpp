@@ -13,29 +13,29 @@
 namespace devmesh {
 
 namespace detail {
-template <auto S, class Names>
-void write_dim(std::ostream& os, const basic_mesh<S, Names>& m, int d, bool with_stride) {
-  using M = basic_mesh<S, Names>;
+template <auto L, class Names>
+void write_dim(std::ostream& os, const basic_mesh<L, Names>& m, int d, bool with_stride) {
+  using M = basic_mesh<L, Names>;
   if (!with_stride) {
     os << M::name(d) << '=' << m.dim_size(d);
     return;
   }
-  const int n = S.dim_count[d];
-  if (n == 0) {  // a size-1 dim with no digit of its own (from an unflatten)
+  const auto layout = m.dim_layout(d);
+  if (layout.count == 0) {  // a size-1 dim with no digit of its own (from an unflatten)
     os << 1;
     return;
   }
-  if (n > 1) os << '(';
-  for (int i = 0; i < n; ++i) os << (i ? ", " : "") << m.atom_stride(S.dim_atoms[S.dim_first[d] + i]);
-  if (n > 1) os << ')';
+  if (layout.count > 1) os << '(';
+  for (int i = 0; i < layout.count; ++i) os << (i ? ", " : "") << layout.stride[i];
+  if (layout.count > 1) os << ')';
 }
 }  // namespace detail
 
 /// mesh((dp=2, cp=2, tp=2), stride=(4, 2, 1)); a flattened dim's stride lists its parts,
 /// aliases follow: mesh((dp=2, cp=2, tp=2), stride=(4, 2, 1), aliases=(dp_cp=4))
-template <auto S, class Names>
-std::ostream& operator<<(std::ostream& os, const basic_mesh<S, Names>& m) {
-  using M = basic_mesh<S, Names>;
+template <auto L, class Names>
+std::ostream& operator<<(std::ostream& os, const basic_mesh<L, Names>& m) {
+  using M = basic_mesh<L, Names>;
   os << "mesh((";
   for (int d = 0; d < M::ndim; ++d) {
     if (d) os << ", ";
@@ -59,8 +59,8 @@ std::ostream& operator<<(std::ostream& os, const basic_mesh<S, Names>& m) {
 }
 
 /// The mesh's repr as a string.
-template <auto S, class Names>
-std::string to_string(const basic_mesh<S, Names>& m) {
+template <auto L, class Names>
+std::string to_string(const basic_mesh<L, Names>& m) {
   std::ostringstream os;
   os << m;
   return os.str();
@@ -68,9 +68,9 @@ std::string to_string(const basic_mesh<S, Names>& m) {
 
 /// The rank table of the (sub)mesh containing rank `member`: one row per rank in row-major
 /// order, one column per dim, then the global rank (as in the reference notes).
-template <auto S, class Names>
-std::string rank_table(const basic_mesh<S, Names>& m, int member = 0) {
-  using M = basic_mesh<S, Names>;
+template <auto L, class Names>
+std::string rank_table(const basic_mesh<L, Names>& m, int member = 0) {
+  using M = basic_mesh<L, Names>;
   std::ostringstream os;
   os << '|';
   for (int d = 0; d < M::ndim; ++d) os << ' ' << M::name(d) << " (dim " << d << ") |";
@@ -88,8 +88,8 @@ std::string rank_table(const basic_mesh<S, Names>& m, int member = 0) {
 
 /// Every group of dims Ns... within the (sub)mesh containing `member`, in order of their
 /// first rank: e.g. for tp on a (2, 4) dp/tp mesh, {0,1,2,3} and {4,5,6,7}.
-template <fixed_string... Ns, auto S, class Names>
-std::vector<std::vector<int>> all_groups(const basic_mesh<S, Names>& m, int member = 0) {
+template <fixed_string... Ns, auto L, class Names>
+std::vector<std::vector<int>> all_groups(const basic_mesh<L, Names>& m, int member = 0) {
   std::vector<std::vector<int>> out;
   for (int r : m.group(member)) {
     const auto g = m.template group<Ns...>(r);
@@ -100,8 +100,8 @@ std::vector<std::vector<int>> all_groups(const basic_mesh<S, Names>& m, int memb
 }
 
 /// all_groups as text: "tp: [0, 1, 2, 3] [4, 5, 6, 7]".
-template <fixed_string... Ns, auto S, class Names>
-std::string group_table(const basic_mesh<S, Names>& m, int member = 0) {
+template <fixed_string... Ns, auto L, class Names>
+std::string group_table(const basic_mesh<L, Names>& m, int member = 0) {
   std::ostringstream os;
   const char* sep = "";
   ((os << sep << Ns.view(), sep = "+"), ...);

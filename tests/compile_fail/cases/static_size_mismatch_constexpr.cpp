@@ -1,8 +1,8 @@
 // Misuse: a fully static (2, 2, 2) mesh given the sizes (2, 3, 2), in a constant expression
-// expect: fail_atom_sizes
+// expect: fail_sizes
 // expect-gcc: devmesh: a size is not positive, not the static size, or overflows
 // expect-clang: in call to 'mesh\(2, 3, 2\)'
-// first-error-gcc: call to non-.constexpr. function .*fail_atom_sizes
+// first-error-gcc: call to non-.constexpr. function .*fail_sizes
 // first-error-clang: must be initialized by a constant expression
 // first-error-nvcc: expression must have a constant value
 #include <devmesh/devmesh.hpp>

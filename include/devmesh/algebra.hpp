@@ -1,0 +1,321 @@
+// devmesh/algebra.hpp: the layout algebra, as constexpr functions over layout values.
+//
+//   root       one mode per dim, row-major strides
+//   slice      selects dims' layouts (any dims, any order)
+//   flatten    concatenates dims' modes into one dim
+//   unflatten  splits a dim's modes into several dims
+//
+// Each operation writes a draft (room bounded by its input, no fixed capacity) that
+// make_exact then trims and renumbers. A value the operation derives (a stride, an
+// inferred size) is static when its inputs are; otherwise it gets a fresh slot with a
+// recipe (a product or a quotient of two values) that the mesh evaluates at run time.
+#pragma once
+#include "layout.hpp"
+
+namespace devmesh::detail {
+
+enum recipe_op : int { input = 0, times = 1, divided = 2 };
+
+/// A layout under construction, with room for D dims, M modes and S slots.
+template <int D, int M, int S>
+struct draft {
+  layout<D, M> l{};
+  int nd = 0;
+  int nm = 0;
+  int slots = 0;
+  int source[D > 0 ? D : 1]{};  // per dim: >= 0 the input dim it copies, < 0 new dim -(k+1)
+  int op[S > 0 ? S : 1]{};      // per slot: input, or the recipe that computes it
+  int arg_a[S > 0 ? S : 1]{};
+  int arg_b[S > 0 ? S : 1]{};
+
+  constexpr void add_mode(int shape, int stride) {
+    l.shape[nm] = shape;
+    l.stride[nm] = stride;
+    ++nm;
+  }
+  constexpr void end_dim(int src) {
+    source[nd] = src;
+    l.first[++nd] = nm;
+  }
+  template <int D2, int M2>
+  constexpr void copy_dim(const layout<D2, M2>& in, int d) {
+    for (int m = in.first[d]; m < in.first[d + 1]; ++m) add_mode(in.shape[m], in.stride[m]);
+    end_dim(d);
+  }
+  constexpr int input() { return dynamic_slot(slots++); }
+  constexpr int recipe(recipe_op o, int a, int b) {
+    op[slots] = o;
+    arg_a[slots] = a;
+    arg_b[slots] = b;
+    return dynamic_slot(slots++);
+  }
+  constexpr int mul(int a, int b) {
+    if (a > 0 && b > 0) return a * b;
+    if (a == 1 || b == 1) return a == 1 ? b : a;
+    return recipe(times, a, b);
+  }
+  constexpr int div(int a, int b) {
+    if (a > 0 && b > 0) return a / b;
+    return b == 1 ? a : recipe(divided, a, b);
+  }
+};
+
+/// A draft that starts from layout `in`: its slots are the inputs' values.
+template <int D, int M, int S, int D0, int M0>
+constexpr draft<D, M, S> draft_from(const layout<D0, M0>& in) {
+  draft<D, M, S> r{};
+  for (int k = 0; k < in.ndynamic; ++k) (void)r.input();
+  r.l.root = in.root;
+  r.l.nprimary = in.nprimary;
+  return r;
+}
+
+/// A draft made exact: its layout with dynamic slots renumbered in order of first use
+/// (root, then each mode's shape and stride), so that equal layouts are equal values.
+/// from[k]: the draft slot that slot k reads; source: the draft's dim sources.
+template <int D, int M, int Slots>
+struct exact {
+  layout<D, M> value{};
+  int from[Slots > 0 ? Slots : 1]{};
+  int source[D > 0 ? D : 1]{};
+};
+
+template <int D, int M, int Slots, int DD, int DM, int DS>
+constexpr exact<D, M, Slots> make_exact(const draft<DD, DM, DS>& in) {
+  exact<D, M, Slots> out{};
+  int renamed[Slots > 0 ? Slots : 1]{};  // draft slot -> exact slot + 1 (0: not yet used)
+  int n = 0;
+  auto rename = [&](int v) {
+    if (v > 0) return v;
+    const int k = -1 - v;
+    if (renamed[k] == 0) {
+      out.from[n] = k;
+      renamed[k] = ++n;
+    }
+    return dynamic_slot(renamed[k] - 1);
+  };
+  out.value.root = rename(in.l.root);
+  for (int m = 0; m < M; ++m) {
+    out.value.shape[m] = rename(in.l.shape[m]);
+    out.value.stride[m] = rename(in.l.stride[m]);
+  }
+  for (int d = 0; d <= D; ++d) out.value.first[d] = in.l.first[d];
+  for (int d = 0; d < D; ++d) out.source[d] = in.source[d];
+  out.value.nprimary = in.l.nprimary;
+  out.value.ndynamic = n;
+  return out;
+}
+
+/// The exact form of a draft value.
+template <auto Draft>
+inline constexpr auto exact_of = make_exact<Draft.nd, Draft.nm, Draft.slots>(Draft);
+
+// ---- the operations ---------------------------------------------------------------------
+
+/// A root mesh of the given sizes (static, or dynamic_size: the k-th dynamic size is
+/// input slot k): one mode per dim.
+template <int N>
+constexpr draft<N, N, 2 * N + 1> root(const int (&sizes)[N]) {
+  draft<N, N, 2 * N + 1> r{};
+  int shape[N]{};
+  for (int i = 0; i < N; ++i) shape[i] = sizes[i] == dynamic_size ? r.input() : sizes[i];
+  int stride[N]{};
+  int next = 1;
+  for (int i = N - 1; i >= 0; --i) {
+    stride[i] = next;
+    next = r.mul(next, shape[i]);
+  }
+  r.l.root = next;
+  for (int i = 0; i < N; ++i) {
+    r.add_mode(shape[i], stride[i]);
+    r.end_dim(-(i + 1));
+  }
+  r.l.nprimary = N;
+  return r;
+}
+
+/// The first two dims of `sel` that share a mode, or {-1, -1}.
+template <int D, int M, int K>
+constexpr auto first_overlap(const layout<D, M>& in, const int (&sel)[K]) {
+  struct pair {
+    int first, second;
+  };
+  for (int i = 0; i < K; ++i)
+    for (int j = 0; j < i; ++j)
+      if (in.overlap(sel[j], sel[i])) return pair{sel[j], sel[i]};
+  return pair{-1, -1};
+}
+
+/// True if every mode of dim e of `in` is also a mode of a dim of `sel`.
+template <int D, int M, int K>
+constexpr bool covered(const layout<D, M>& in, int e, const int (&sel)[K]) {
+  for (int m = in.first[e]; m < in.first[e + 1]; ++m) {
+    bool found = false;
+    for (int i = 0; i < K; ++i)
+      for (int n = in.first[sel[i]]; n < in.first[sel[i] + 1]; ++n) found = found || in.equal_modes(m, n);
+    if (!found) return false;
+  }
+  return true;
+}
+
+/// slice: dims `sel` (disjoint) become the mesh's dims, in that order. Every other dim
+/// whose modes they cover stays nameable, as an alias.
+template <int S, int D, int M, int K>
+constexpr draft<D, M, S> slice(const layout<D, M>& in, const int (&sel)[K]) {
+  auto r = draft_from<D, M, S>(in);
+  for (int i = 0; i < K; ++i) r.copy_dim(in, sel[i]);
+  for (int e = 0; e < D; ++e) {
+    bool selected = false;
+    for (int i = 0; i < K; ++i) selected = selected || sel[i] == e;
+    if (!selected && covered(in, e, sel)) r.copy_dim(in, e);
+  }
+  r.l.nprimary = K;
+  return r;
+}
+
+/// flatten into an alias: `in` plus one dim made of the modes of `sel`, in order.
+template <int S, int D, int M, int K>
+constexpr draft<D + 1, 2 * M, S> flatten_alias(const layout<D, M>& in, const int (&sel)[K]) {
+  auto r = draft_from<D + 1, 2 * M, S>(in);
+  for (int e = 0; e < D; ++e) r.copy_dim(in, e);
+  for (int i = 0; i < K; ++i)
+    for (int m = in.first[sel[i]]; m < in.first[sel[i] + 1]; ++m) r.add_mode(in.shape[m], in.stride[m]);
+  r.end_dim(-1);
+  return r;
+}
+
+/// flatten the whole mesh (PyTorch's _flatten): one dim made of the mesh's modes; every
+/// former dim stays nameable, as an alias.
+template <int S, int D, int M>
+constexpr draft<D + 1, 2 * M, S> flatten_all(const layout<D, M>& in) {
+  auto r = draft_from<D + 1, 2 * M, S>(in);
+  for (int m = 0; m < in.first[in.nprimary]; ++m) r.add_mode(in.shape[m], in.stride[m]);
+  r.end_dim(-1);
+  for (int e = 0; e < D; ++e) r.copy_dim(in, e);
+  r.l.nprimary = 1;
+  return r;
+}
+
+/// How unflatten cuts the modes of the dim it splits: mode i of the dim becomes pieces
+/// (most significant first), each owned by one new dim. error_dim >= 0: the new dim whose
+/// boundary falls inside a mode without dividing it.
+template <int M, int K>
+struct cut {
+  int npieces[M > 0 ? M : 1]{};
+  int shape[M > 0 ? M : 1][K]{};
+  int stride[M > 0 ? M : 1][K]{};
+  int owner[M > 0 ? M : 1][K]{};
+  int error_dim = -1;
+};
+
+/// Cuts a one-mode dim (n : s) into parts of the given sizes; one may be dynamic_size, inferred.
+template <int M, int K, class Draft>
+constexpr cut<M, K> cut_one(Draft& r, int n, int s, const int (&sizes)[K]) {
+  cut<M, K> c{};
+  int known = 1;
+  for (int j = 0; j < K; ++j) known = sizes[j] == dynamic_size ? known : known * sizes[j];
+  int part[K]{};
+  // A static n that known does not divide is refused at run time, before the layout is
+  // used; its parts get fresh slots, so that they cannot pass for other modes meanwhile.
+  const int inferred = n > 0 && n % known != 0 ? r.recipe(divided, n, known) : r.div(n, known);
+  for (int j = 0; j < K; ++j) part[j] = sizes[j] == dynamic_size ? inferred : sizes[j];
+  int stride = s;
+  int t[K]{};
+  for (int j = K - 1; j >= 0; --j) {
+    t[j] = stride;
+    stride = r.mul(stride, part[j]);
+  }
+  for (int j = 0; j < K; ++j) {  // size-1 parts too: a reshape keeps their strides
+    c.shape[0][j] = part[j];
+    c.stride[0][j] = t[j];
+    c.owner[0][j] = j;
+  }
+  c.npieces[0] = K;
+  return c;
+}
+
+/// Cuts a dim of several static modes at the new dims' boundaries (digit positions counted
+/// from the dim's least significant end: new dim j spans (new_low[j + 1], new_low[j]]).
+/// Every new boundary must divide or be divided by every mode boundary, so that each new
+/// dim is a union of whole pieces of modes.
+template <int M, int K, class Draft, int D0, int M0>
+constexpr cut<M, K> cut_many(Draft& r, const layout<D0, M0>& in, int d, const int (&sizes)[K]) {
+  cut<M, K> c{};
+  long long new_low[K + 1]{};
+  new_low[K] = 1;
+  for (int j = K - 1; j >= 0; --j) new_low[j] = new_low[j + 1] * sizes[j];
+  long long lo = 1;  // mode i spans (lo, hi]
+  for (int i = in.count(d) - 1; i >= 0; --i) {
+    const int m = in.first[d] + i;
+    const long long hi = lo * in.shape[m];
+    for (int j = 1; j < K; ++j)
+      if (new_low[j] % hi != 0 && hi % new_low[j] != 0) c.error_dim = j;
+    if (hi == lo) {  // a size-1 mode: kept (for its stride) by the first new dim at its place
+      int j = 0;
+      while (j < K - 1 && !(new_low[j + 1] <= lo && lo <= new_low[j])) ++j;
+      c.shape[i][0] = 1;
+      c.stride[i][0] = in.stride[m];
+      c.owner[i][c.npieces[i]++] = j;
+    }
+    long long top = hi;
+    for (int j = 1; j <= K && top > lo; ++j) {
+      const long long b = new_low[j] > lo ? new_low[j] : lo;  // bottom of new dim j - 1, in this mode
+      if (b >= top) continue;                                 // new dim j - 1 lies above this mode
+      c.shape[i][c.npieces[i]] = static_cast<int>(top / b);
+      c.stride[i][c.npieces[i]] = r.mul(in.stride[m], static_cast<int>(b / lo));
+      c.owner[i][c.npieces[i]++] = j - 1;
+      top = b;
+    }
+    lo = hi;
+  }
+  return c;
+}
+
+/// The cut of mode m of `in` (from the dim being split, whose first mode is `first`)
+/// replaces it in every dim that has it.
+template <int M, int K, class Draft, int D0, int M0>
+constexpr void add_cut_or_copy(Draft& r, const layout<D0, M0>& in, int d, int m, const cut<M, K>& c) {
+  for (int i = 0; i < in.count(d); ++i)
+    if (in.same_mode(in.first[d] + i, m)) {
+      for (int p = 0; p < c.npieces[i]; ++p) r.add_mode(c.shape[i][p], c.stride[i][p]);
+      return;
+    }
+  r.add_mode(in.shape[m], in.stride[m]);
+}
+
+/// unflatten: dim d becomes K dims of the given sizes (most significant first), in its
+/// place. The caller has checked the sizes (product, at most one dynamic, static sizes
+/// for a dim of several modes); a bad cut is reported in `error_dim`.
+template <int S, int D, int M, int K>
+struct unflatten_result {
+  draft<D + K, M * K + 1, S + M * K + K + 1> value;
+  int error_dim = -1;
+};
+template <int S, int D, int M, int K>
+constexpr unflatten_result<S, D, M, K> unflatten(const layout<D, M>& in, int d, const int (&sizes)[K]) {
+  unflatten_result<S, D, M, K> out{};
+  auto& r = out.value;
+  r = draft_from<D + K, M * K + 1, S + M * K + K + 1>(in);
+  const int m0 = in.first[d];
+  const auto c = in.count(d) <= 1 ? cut_one<M>(r, in.count(d) ? in.shape[m0] : 1, in.count(d) ? in.stride[m0] : 1, sizes)
+                                  : cut_many<M>(r, in, d, sizes);
+  out.error_dim = c.error_dim;
+  if (c.error_dim >= 0) return out;
+  for (int e = 0; e < D; ++e) {
+    if (e != d) {
+      for (int m = in.first[e]; m < in.first[e + 1]; ++m) add_cut_or_copy(r, in, d, m, c);
+      r.end_dim(e);
+      continue;
+    }
+    for (int j = 0; j < K; ++j) {
+      for (int i = 0; i < in.count(d); ++i)
+        for (int p = 0; p < c.npieces[i]; ++p)
+          if (c.owner[i][p] == j) r.add_mode(c.shape[i][p], c.stride[i][p]);
+      r.end_dim(-(j + 1));
+    }
+  }
+  r.l.nprimary = d < in.nprimary ? in.nprimary + K - 1 : in.nprimary;
+  return out;
+}
+
+}  // namespace devmesh::detail

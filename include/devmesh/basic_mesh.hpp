@@ -1,0 +1,456 @@
+// devmesh/basic_mesh.hpp: basic_mesh<L, Names>, every mesh: a root (mesh<dim...>, mesh.hpp)
+// or one derived from it by slice, flatten or unflatten.
+//
+// L is a layout value (layout.hpp): every dim's (shape : stride) modes over the root
+// mesh's rank space. Static values live in L, so a fully static mesh is an empty object and
+// every query is a constant expression; dynamic values are stored in the object, as
+// std::extents does. Named queries resolve the name at compile time, so at run time they
+// are the bare digit arithmetic. Two meshes with the same names and layout are one type.
+#pragma once
+#include <array>
+#include <climits>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "algebra.hpp"
+#include "config.hpp"
+#include "diagnostics.hpp"
+#include "dim.hpp"
+#include "fixed_string.hpp"
+#include "group.hpp"
+#include "layout.hpp"
+#include "mesh_checks.hpp"
+#include "names.hpp"
+
+// g++ 12 at -O2 reports -Warray-bounds false positives on the layout lookups below once
+// they are inlined into loops whose bounds it cannot see (GCC bug 105329 family); every
+// index here comes from the compile-time layout. Scoped to this header.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#define DEVMESH_POP_ARRAY_BOUNDS 1
+#endif
+
+namespace devmesh {
+
+template <auto L, class Names>
+class basic_mesh;
+
+namespace detail {
+
+/// The run-time values of a mesh with N dynamic values (none: an empty base).
+template <int N>
+struct mesh_values {
+  int v[N]{};
+};
+template <>
+struct mesh_values<0> {};
+
+/// The names of a derived mesh: dim j keeps its parent's name (source >= 0) or takes the
+/// k-th new name (source == -(k+1)).
+template <auto Exact, class OldNames, class NewNames, class Seq>
+struct derive_names;
+template <auto Exact, class... Old, class... New, std::size_t... J>
+struct derive_names<Exact, names<Old...>, names<New...>, std::index_sequence<J...>> {
+  template <int j>
+  static constexpr auto pick() {
+    constexpr int s = Exact.source[j];
+    if constexpr (s >= 0)
+      return name_at<s, Old...>{};
+    else
+      return name_at<-s - 1, New...>{};
+  }
+  using type = names<decltype(pick<static_cast<int>(J)>())...>;
+};
+
+/// The mesh type a draft value describes, with the names of its new dims.
+template <auto Draft, class OldNames, class NewNames>
+struct derived_mesh {
+  static constexpr auto exact = exact_of<Draft>;
+  using names_type = typename derive_names<exact, OldNames, NewNames,
+                                           std::make_index_sequence<decltype(exact.value)::ndims>>::type;
+  using type = basic_mesh<exact.value, names_type>;
+};
+
+}  // namespace detail
+
+template <auto L, class Names>
+class basic_mesh : private detail::mesh_values<L.ndynamic> {
+  static_assert(detail::check_mesh_names<Names>());
+  using values_base = detail::mesh_values<L.ndynamic>;
+  using checks = detail::mesh_checks<L, Names>;
+  template <auto, class>
+  friend class basic_mesh;
+  template <dim_spec...>
+  friend class mesh;
+
+  template <fixed_string N>
+  static constexpr int index = checks::template index<N>;
+
+ public:
+  using names_type = Names;
+  /// The layout: every dim's modes (shape : stride) over the root's rank space.
+  static constexpr auto layout = L;
+  /// Number of dims (aliases excluded), as PyTorch's ndim.
+  static constexpr int ndim = L.nprimary;
+  /// Number of dims including aliases.
+  static constexpr int ndim_with_aliases = L.ndims;
+  /// True if every size is static: the object is empty and every query is constexpr.
+  static constexpr bool is_static = L.ndynamic == 0;
+
+  /// A fully static mesh: an empty object (dynamic meshes take their sizes, see mesh).
+  DEVMESH_HOST_DEVICE constexpr basic_mesh()
+    requires is_static
+  {}
+
+  /// Index of dim N (aliases after the mesh's own dims); unknown names do not compile.
+  template <fixed_string N>
+  DEVMESH_HOST_DEVICE static constexpr int dim_index() {
+    return index<N>;
+  }
+  /// Name of dim d (host only).
+  static constexpr std::string_view name(int d) { return Names::views[d]; }
+
+  // ---- the layout ----------------------------------------------------------------------
+  /// Shape of mode m (modes of all dims, numbered in dim order; see layout.hpp).
+  DEVMESH_HOST_DEVICE constexpr int mode_shape(int m) const { return value(L.shape[m]); }
+  /// Stride of mode m in the root's rank space.
+  DEVMESH_HOST_DEVICE constexpr int mode_stride(int m) const { return value(L.stride[m]); }
+  /// Dim d's layout (aliases included), values resolved: CuTe's (shape : stride) of the dim.
+  DEVMESH_HOST_DEVICE constexpr devmesh::dim_layout<L.nmodes> dim_layout(int d) const {
+    devmesh::dim_layout<L.nmodes> out{};
+    for (int m = L.first[d]; m < L.first[d + 1]; ++m) {
+      out.shape[out.count] = mode_shape(m);
+      out.stride[out.count++] = mode_stride(m);
+    }
+    return out;
+  }
+
+  // ---- sizes ---------------------------------------------------------------------------
+  /// Size of dim d (by index, aliases included).
+  DEVMESH_HOST_DEVICE constexpr int dim_size(int d) const {
+    int n = 1;
+    for (int m = L.first[d]; m < L.first[d + 1]; ++m) n *= mode_shape(m);
+    return n;
+  }
+  /// Number of ranks in the mesh (product of its dims), as PyTorch's size().
+  DEVMESH_HOST_DEVICE constexpr int size() const {
+    int n = 1;
+    for (int m = 0; m < L.first[ndim]; ++m) n *= mode_shape(m);
+    return n;
+  }
+  /// Size of the named dim (mesh dim or alias).
+  template <fixed_string N>
+  DEVMESH_HOST_DEVICE constexpr int size() const {
+    return dim_size(index<N>);
+  }
+  /// Size of dim d, 0 <= d < ndim (PyTorch's size(mesh_dim)).
+  DEVMESH_HOST_DEVICE constexpr int size(int d) const {
+    if (d < 0 || d >= ndim) fail_dim_index(d);  // devmesh: dim index out of range
+    return dim_size(d);
+  }
+  /// The sizes of the mesh's dims (aliases excluded), as PyTorch's mesh.shape.
+  DEVMESH_HOST_DEVICE constexpr std::array<int, ndim> shape() const {
+    std::array<int, ndim> s{};
+    for (int d = 0; d < ndim; ++d) s[d] = dim_size(d);
+    return s;
+  }
+  /// Number of ranks of the root mesh this mesh was derived from (its rank space).
+  DEVMESH_HOST_DEVICE constexpr int root_size() const { return value(L.root); }
+
+  // ---- rank <-> coordinate -------------------------------------------------------------
+  /// Coordinate of rank r along dim d (by index). Unchecked: r must be in [0, root_size()).
+  DEVMESH_HOST_DEVICE constexpr int coordinate_unchecked(int r, int d) const {
+    int c = 0;
+    for (int m = L.first[d]; m < L.first[d + 1]; ++m) c = c * mode_shape(m) + digit(r, m);
+    return c;
+  }
+  /// Coordinate of global rank r in the (sub)mesh that contains it, row-major as PyTorch.
+  DEVMESH_HOST_DEVICE constexpr std::array<int, ndim> coordinate(int r) const {
+    check_rank(r);
+    // Expanded over the dims at compile time: each coordinate is then a constant-index
+    // digit extraction (a loop over d is not unrolled by g++ -O2).
+    return coordinates_of(r, std::make_integer_sequence<int, ndim>{});
+  }
+  /// Local rank of global rank r along the named dim (PyTorch get_local_rank).
+  template <fixed_string N>
+  DEVMESH_HOST_DEVICE constexpr int local_rank(int r) const {
+    check_rank(r);
+    return coordinate_of<index<N>>(r);
+  }
+  /// Global rank at coordinate c, in the (sub)mesh that contains rank `member` (default:
+  /// the one containing rank 0; for a root mesh there is only one).
+  DEVMESH_HOST_DEVICE constexpr int rank_at(const std::array<int, ndim>& c, int member = 0) const {
+    check_rank(member);
+    int r = base_of(member, 0, L.first[ndim]);
+    for (int d = 0; d < ndim; ++d) {
+      if (c[d] < 0 || c[d] >= dim_size(d)) fail_coordinate(d, c[d]);  // devmesh: coordinate out of range
+      int rest = c[d];
+      for (int m = L.first[d + 1] - 1; m >= L.first[d]; --m) {
+        r += (rest % mode_shape(m)) * mode_stride(m);
+        rest /= mode_shape(m);
+      }
+    }
+    return r;
+  }
+
+  // ---- groups --------------------------------------------------------------------------
+  /// The ranks of the submesh spanned by dims Ns... that contains rank r, row-major in the
+  /// order given (so a transposed order gives the transposed rank order). O(ndim).
+  template <fixed_string... Ns>
+  DEVMESH_HOST_DEVICE constexpr auto group(int r) const {
+    using sel = typename checks::template selection<Ns...>;
+    if constexpr (!sel::ok) {
+      checks::template check_selection<Ns...>();
+      return group(r);  // after the diagnostic: a harmless fallback, no cascade
+    } else {
+      check_rank(r);
+      constexpr auto modes = sel::modes;  // a local copy: device code cannot read the static
+      return group_over<sel::count>(r, modes.m);
+    }
+  }
+  /// The ranks of this mesh (all its dims) that contain rank r: PyTorch's mesh tensor,
+  /// flattened, on rank r.
+  DEVMESH_HOST_DEVICE constexpr auto group(int r) const {
+    check_rank(r);
+    constexpr auto modes = detail::mode_list<L.first[ndim]>(0);
+    return group_over<L.first[ndim]>(r, modes.m);
+  }
+  /// (color, key) for splitting a communicator into the groups of dims Ns...: color is the
+  /// group's first rank, key the index of r in it (so the split keeps the mesh's order).
+  template <fixed_string... Ns>
+  DEVMESH_HOST_DEVICE constexpr split_args comm_split(int r) const {
+    using sel = typename checks::template selection<Ns...>;
+    if constexpr (!sel::ok) {
+      checks::template check_selection<Ns...>();
+      return {0, 0};  // after the diagnostic: a harmless fallback, no cascade
+    } else {
+      check_rank(r);
+      constexpr auto modes = sel::modes;
+      return split_over(r, modes.m, sel::count);
+    }
+  }
+  /// (color, key) for dim d by index (aliases included): for code that loops over dims.
+  DEVMESH_HOST_DEVICE constexpr split_args comm_split(int r, int d) const {
+    check_rank(r);
+    if (d < 0 || d >= L.ndims) fail_dim_index(d, L.ndims);
+    // Dispatch to a compile-time dim: every index into the layout is then a constant
+    // (and g++ 12 -O2 has no out-of-range path to warn about with -Warray-bounds).
+    return split_of_dim(r, d, std::make_integer_sequence<int, L.ndims>{});
+  }
+
+  // ---- deriving meshes -----------------------------------------------------------------
+  /// The submesh spanned by dims Ns... (any dims, aliases too, in any order). Its groups
+  /// are this mesh's groups; its rank order follows the order given.
+  template <fixed_string... Ns>
+  DEVMESH_HOST_DEVICE constexpr auto slice() const {
+    if constexpr (sizeof...(Ns) == 0) {
+      detail::require<false, error::slice_without_dims<typename detail::as_existing<Names>::type>>();
+      return *this;
+    } else if constexpr (!checks::template selection<Ns...>::ok) {
+      return *this;  // a diagnostic has fired; a harmless fallback, no cascade
+    } else {
+      constexpr int sel[] = {index<Ns>...};
+      return derive<detail::slice<L.ndynamic>(L, sel), names<>>();
+    }
+  }
+  /// One dim as a 1-D submesh: m["tp"_dim] is m.slice<"tp">().
+  /// (Takes any dim_name<N>; deduced through a tag because nvcc 13 cannot deduce a
+  /// class-type NTTP from dim_name<N>.)
+  template <class Tag>
+    requires requires { typename Tag::devmesh_dim_name_tag; }
+  DEVMESH_HOST_DEVICE constexpr auto operator[](Tag) const {
+    return slice<Tag::value>();
+  }
+  /// This mesh plus an alias dim `Alias` flattening dims Ns... (adjacent or not, in the
+  /// given order): usable wherever a dim name is. With no Ns, the whole mesh becomes one
+  /// dim named Alias (PyTorch's _flatten); its former dims stay reachable as aliases.
+  template <fixed_string Alias, fixed_string... Ns>
+  DEVMESH_HOST_DEVICE constexpr auto flatten() const {
+    if constexpr (!checks::template check_new_name<Alias>()) {
+      return *this;  // a diagnostic has fired; a harmless fallback, no cascade
+    } else if constexpr (sizeof...(Ns) == 0) {
+      return derive<detail::flatten_all<L.ndynamic>(L), names<name_t<Alias>>>();
+    } else if constexpr (!checks::template check_flatten<Alias, Ns...>()) {
+      return *this;
+    } else {
+      constexpr int sel[] = {index<Ns>...};
+      return derive<detail::flatten_alias<L.ndynamic>(L, sel), names<name_t<Alias>>>();
+    }
+  }
+  /// Splits dim N into the given dims (PyTorch _unflatten), in its place. The product of
+  /// their sizes must equal N's size; one of them may be dynamic and is then inferred.
+  template <fixed_string N, dim_spec... New>
+  constexpr auto unflatten() const {
+    if constexpr (!checks::template check_unflatten<N, New...>()) {
+      return *this;  // a diagnostic has fired; a harmless fallback, no cascade
+    } else {
+      constexpr int sizes[] = {New::size...};
+      constexpr auto cut = detail::unflatten<L.ndynamic>(L, index<N>, sizes);
+      if constexpr (!checks::template check_cut<N, cut.error_dim, sizes[cut.error_dim < 0 ? 0 : cut.error_dim]>()) {
+        return *this;  // a diagnostic has fired
+      } else {
+        check_unflatten_sizes(index<N>, sizes);  // devmesh: the new sizes do not multiply to the dim's size
+        return derive<cut.value, names<typename New::name_type...>>();
+      }
+    }
+  }
+
+ protected:
+  DEVMESH_HOST_DEVICE constexpr explicit basic_mesh(const values_base& v) : values_base(v) {}
+
+ private:
+  /// A layout value: static (> 0) or a slot of this object's run-time values.
+  DEVMESH_HOST_DEVICE constexpr int value(int v) const {
+    if constexpr (is_static)
+      return v;
+    else
+      return v > 0 ? v : this->values_base::v[-1 - v];
+  }
+  /// The run-time values of the mesh a draft describes: each draft slot is one of `inputs`
+  /// (in order) or the product or quotient of two earlier ones; Exact.from picks the slots.
+  template <auto Draft, auto Exact>
+  DEVMESH_HOST_DEVICE static constexpr detail::mesh_values<Exact.value.ndynamic> evaluate(const int* inputs) {
+    detail::mesh_values<Exact.value.ndynamic> out{};
+    if constexpr (Exact.value.ndynamic > 0) {
+      constexpr auto d = Draft;  // local copies: device code cannot read the statics
+      constexpr auto e = Exact;
+      int slot[d.slots > 0 ? d.slots : 1]{};
+      auto get = [&](int v) { return v > 0 ? v : slot[-1 - v]; };
+      for (int k = 0, in = 0; k < d.slots; ++k)
+        slot[k] = d.op[k] == detail::input    ? inputs[in++]
+                  : d.op[k] == detail::times ? get(d.arg_a[k]) * get(d.arg_b[k])
+                                             : get(d.arg_a[k]) / get(d.arg_b[k]);
+      for (int j = 0; j < e.value.ndynamic; ++j) out.v[j] = slot[e.from[j]];
+    }
+    return out;
+  }
+  /// The mesh a draft of this mesh's layout describes (its inputs are this mesh's values).
+  template <auto Draft, class NewNames>
+  DEVMESH_HOST_DEVICE constexpr auto derive() const {
+    using D = detail::derived_mesh<Draft, Names, NewNames>;
+    using result = typename D::type;
+    if constexpr (result::is_static) {
+      return result{};
+    } else if constexpr (is_static) {
+      return result(evaluate<Draft, D::exact>(nullptr));
+    } else {
+      return result(evaluate<Draft, D::exact>(this->values_base::v));
+    }
+  }
+  /// Throws unless the new sizes multiply to dim d's size (a dynamic one divides it).
+  template <int K>
+  constexpr void check_unflatten_sizes(int d, const int (&sizes)[K]) const {
+    const int whole = dim_size(d);
+    long long known = 1;
+    bool inferred = false;
+    for (int s : sizes) {
+      if (s == dynamic_size)
+        inferred = true;
+      else
+        known *= s;
+    }
+    if (inferred ? whole % known == 0 : known == whole) return;
+    detail::throw_mesh_error(std::string(DEVMESH_MSG_UNFLATTEN_PRODUCT) + ": dim '" + std::string(name(d)) +
+                             "' has size " + std::to_string(whole) +
+                             (inferred ? ", not divisible by the static new sizes' product "
+                                       : ", the new dims multiply to ") +
+                             std::to_string(known));
+  }
+
+  /// Digit of rank r in mode m.
+  DEVMESH_HOST_DEVICE constexpr int digit(int r, int m) const { return (r / mode_stride(m)) % mode_shape(m); }
+  template <int D>
+  DEVMESH_HOST_DEVICE constexpr int coordinate_of(int r) const {
+    return coordinate_unchecked(r, D);
+  }
+  template <int... D>
+  DEVMESH_HOST_DEVICE constexpr std::array<int, ndim> coordinates_of(int r, std::integer_sequence<int, D...>) const {
+    return {coordinate_of<D>(r)...};
+  }
+  /// r minus its digits in modes [begin, end): the first rank of r's group over them.
+  DEVMESH_HOST_DEVICE constexpr int base_of(int r, int begin, int end) const {
+    int base = r;
+    for (int m = begin; m < end; ++m) base -= digit(r, m) * mode_stride(m);
+    return base;
+  }
+  /// (color, key) of r over the given modes: its group's first rank and its index there.
+  DEVMESH_HOST_DEVICE constexpr split_args split_over(int r, const int* modes, int n) const {
+    split_args out{r, 0};
+    for (int i = 0; i < n; ++i) {
+      const int dg = digit(r, modes[i]);
+      out.key = out.key * mode_shape(modes[i]) + dg;
+      out.color -= dg * mode_stride(modes[i]);
+    }
+    return out;
+  }
+  template <int K>
+  DEVMESH_HOST_DEVICE constexpr rank_group<K> group_over(int r, const int* modes) const {
+    int sizes[K > 0 ? K : 1]{};
+    int strides[K > 0 ? K : 1]{};
+    for (int i = 0; i < K; ++i) {
+      sizes[i] = mode_shape(modes[i]);
+      strides[i] = mode_stride(modes[i]);
+    }
+    return rank_group<K>(split_over(r, modes, K).color, sizes, strides);
+  }
+  template <int D>
+  DEVMESH_HOST_DEVICE constexpr split_args split_of(int r) const {
+    constexpr auto modes = detail::mode_list<L.first[D + 1] - L.first[D]>(L.first[D]);
+    return split_over(r, modes.m, L.first[D + 1] - L.first[D]);
+  }
+  template <int... D>
+  DEVMESH_HOST_DEVICE constexpr split_args split_of_dim(int r, int d, std::integer_sequence<int, D...>) const {
+    split_args out{r, 0};
+    ((d == D ? (void)(out = split_of<D>(r)) : (void)0), ...);
+    return out;
+  }
+
+  DEVMESH_HOST_DEVICE constexpr void check_rank(int r) const {
+#if !defined(DEVMESH_NO_RANK_CHECKS)
+    if (r < 0 || r >= root_size()) fail_rank(r, root_size());  // devmesh: rank out of range
+#else
+    (void)r;
+#endif
+  }
+  // Not constexpr: reaching one in a constant expression is a compile error naming it
+  // (g++ and clang also quote the calling line, whose comment says what went wrong).
+  [[noreturn]] DEVMESH_HOST_DEVICE static void fail_rank(int r, int n) {
+#if DEVMESH_DEVICE_PASS
+    (void)r, (void)n;
+    __trap();
+    __builtin_unreachable();
+#else
+    detail::throw_mesh_error(std::string(DEVMESH_MSG_RANK_RANGE) + ": rank " + std::to_string(r) +
+                             " is not in [0, " + std::to_string(n) + ")");
+#endif
+  }
+  [[noreturn]] DEVMESH_HOST_DEVICE void fail_coordinate(int d, int c) const {
+#if DEVMESH_DEVICE_PASS
+    (void)d, (void)c;
+    __trap();
+    __builtin_unreachable();
+#else
+    detail::throw_mesh_error(std::string(DEVMESH_MSG_COORD_RANGE) + ": coordinate " + std::to_string(c) +
+                             " along dim '" + std::string(name(d)) + "' is not in [0, " +
+                             std::to_string(dim_size(d)) + ")");
+#endif
+  }
+  [[noreturn]] DEVMESH_HOST_DEVICE static void fail_dim_index(int d, int n = ndim) {
+#if DEVMESH_DEVICE_PASS
+    (void)d, (void)n;
+    __trap();
+    __builtin_unreachable();
+#else
+    detail::throw_mesh_error("devmesh: dim index " + std::to_string(d) + " is not in [0, " + std::to_string(n) + ")");
+#endif
+  }
+};
+
+}  // namespace devmesh
+
+#if defined(DEVMESH_POP_ARRAY_BOUNDS)
+#pragma GCC diagnostic pop
+#undef DEVMESH_POP_ARRAY_BOUNDS
+#endif

@@ -1,0 +1,124 @@
+// devmesh/layout.hpp: the one representation of a mesh, as CuTe and PyTorch's
+// _MeshLayout keep it: every dim is a layout over the root mesh's rank space.
+//
+// A dim's layout is a list of modes (shape : stride), most significant first: a plain dim
+// has one mode, a flattened dim several (adjacent or not, in any order). With r a rank of
+// the root mesh:
+//   digit of r in mode (n : s)      = (r / s) % n
+//   coordinate of r along a dim     = its modes' digits, read row-major
+//   first rank of r's group over S  = r minus every digit of S's modes times its stride
+// Every mode is a contiguous digit group of the root's row-major rank, so any two modes
+// of one mesh are either the same mode or disjoint; slice, flatten and unflatten keep
+// that true (an unflatten that cuts a mode cuts it in every dim that has it). Overlap
+// checks and group keys are then comparisons of modes.
+//
+// Each value is static (a positive int, in the type) or dynamic (a slot of the mesh
+// object's run-time values), as in std::extents: a static mesh stores nothing, and two
+// meshes with the same names and layouts are the same type, whatever their history.
+#pragma once
+#include "config.hpp"
+
+namespace devmesh {
+
+/// A mesh's layout, as a structural value (the first template argument of basic_mesh):
+/// D dims (aliases included, after the mesh's own dims), M modes in all. shape and stride
+/// hold a static value (> 0) or a dynamic slot (< 0, see dynamic_slot).
+template <int D, int M>
+struct layout {
+  int shape[M > 0 ? M : 1]{};
+  int stride[M > 0 ? M : 1]{};
+  int first[D + 1]{};  // the modes of dim d are [first[d], first[d + 1])
+  int nprimary = 0;    // dims [0, nprimary) are the mesh's dims; the rest are aliases
+  int root = 1;        // number of ranks of the root mesh (its rank space)
+  int ndynamic = 0;    // number of run-time values (slots)
+  static constexpr int ndims = D;
+  static constexpr int nmodes = M;
+
+  /// Number of modes of dim d.
+  DEVMESH_HOST_DEVICE constexpr int count(int d) const { return first[d + 1] - first[d]; }
+  /// True if modes a and b are written alike (same shape and stride values or slots).
+  constexpr bool equal_modes(int a, int b) const { return shape[a] == shape[b] && stride[a] == stride[b]; }
+  /// True if modes a and b are the same digits of the root's rank. A static size-1 mode
+  /// has no digits: it is the same as no mode (it is kept only for its stride, as a
+  /// reshape keeps a size-1 dim's stride).
+  constexpr bool same_mode(int a, int b) const { return shape[a] != 1 && equal_modes(a, b); }
+  /// True if dim d has mode a.
+  constexpr bool dim_has(int d, int a) const {
+    for (int m = first[d]; m < first[d + 1]; ++m)
+      if (same_mode(m, a)) return true;
+    return false;
+  }
+  /// True if dims d and e share a mode (e.g. an alias and one of its own dims).
+  constexpr bool overlap(int d, int e) const {
+    for (int m = first[d]; m < first[d + 1]; ++m)
+      if (dim_has(e, m)) return true;
+    return false;
+  }
+  /// True if every value is static: the mesh object is empty.
+  constexpr bool is_static() const { return ndynamic == 0; }
+  /// True if dim d's size is static.
+  constexpr bool static_dim(int d) const {
+    for (int m = first[d]; m < first[d + 1]; ++m)
+      if (shape[m] < 0) return false;
+    return true;
+  }
+  /// Dim d's size, if static.
+  constexpr int static_dim_size(int d) const {
+    int n = 1;
+    for (int m = first[d]; m < first[d + 1]; ++m) n *= shape[m];
+    return n;
+  }
+};
+
+namespace detail {
+/// The encoding of dynamic slot k in a layout value.
+DEVMESH_HOST_DEVICE constexpr int dynamic_slot(int k) { return -1 - k; }
+}  // namespace detail
+
+/// One dim's layout with its values resolved: what the runtime keys communicators by, and
+/// what prints as the dim's stride. Up to M modes; count says how many.
+template <int M>
+struct dim_layout {
+  int count = 0;
+  int shape[M > 0 ? M : 1]{};
+  int stride[M > 0 ? M : 1]{};
+
+  /// CuTe's coalesce: size-1 modes dropped, a mode merged into the one before it when
+  /// they are contiguous (stride_prev == shape * stride). Two dims have the same groups,
+  /// in the same order, exactly when their coalesced layouts are equal.
+  DEVMESH_HOST_DEVICE constexpr dim_layout coalesce() const {
+    dim_layout out{};
+    for (int i = 0; i < count; ++i) {
+      if (shape[i] == 1) continue;
+      const int last = out.count - 1;
+      if (last >= 0 && out.stride[last] == shape[i] * stride[i]) {
+        out.shape[last] *= shape[i];
+        out.stride[last] = stride[i];
+      } else {
+        out.shape[out.count] = shape[i];
+        out.stride[out.count] = stride[i];
+        ++out.count;
+      }
+    }
+    return out;
+  }
+  /// The layout as a function, as in CuTe: where the i-th rank of a group lies, counted
+  /// from the group's first rank (i read row-major over the modes).
+  DEVMESH_HOST_DEVICE constexpr int operator()(int i) const {
+    int offset = 0;
+    for (int k = count - 1; k >= 0; --k) {
+      offset += (i % shape[k]) * stride[k];
+      i /= shape[k];
+    }
+    return offset;
+  }
+  /// Same modes, in the same order.
+  DEVMESH_HOST_DEVICE friend constexpr bool operator==(const dim_layout& a, const dim_layout& b) {
+    if (a.count != b.count) return false;
+    for (int i = 0; i < a.count; ++i)
+      if (a.shape[i] != b.shape[i] || a.stride[i] != b.stride[i]) return false;
+    return true;
+  }
+};
+
+}  // namespace devmesh

@@ -1,0 +1,205 @@
+// devmesh/mesh_checks.hpp: the compile-time checks of every named query and derivation
+// of a mesh with layout L and names Names. Each misuse fires exactly one diagnostic from
+// diagnostics.hpp (the first failing check); the callers then return a harmless fallback
+// so that no cascade of unrelated errors follows.
+#pragma once
+#include <climits>
+
+#include "diagnostics.hpp"
+#include "dim.hpp"
+#include "fixed_string.hpp"
+#include "layout.hpp"
+#include "names.hpp"
+
+namespace devmesh::detail {
+
+/// Modes [first, first + K) as an array (K > 0 or a one-element placeholder).
+template <int K>
+struct mode_array {
+  int m[K > 0 ? K : 1]{};
+};
+template <int K>
+DEVMESH_HOST_DEVICE constexpr mode_array<K> mode_list(int first) {
+  mode_array<K> r{};
+  for (int i = 0; i < K; ++i) r.m[i] = first + i;
+  return r;
+}
+
+/// The product of `sizes` (dynamic_size counted as 1), saturated at INT_MAX + 1: it never
+/// overflows, and a result > INT_MAX means "more ranks than an int can count".
+constexpr long long saturating_product(const int* sizes, int n) {
+  long long p = 1;
+  for (int i = 0; i < n; ++i) {
+    if (sizes[i] != dynamic_size) p *= sizes[i];
+    if (p > INT_MAX || p < -INT_MAX) return INT_MAX + 1LL;
+  }
+  return p;
+}
+
+template <class Names, int I>
+struct name_of_impl;
+template <class... N, int I>
+struct name_of_impl<names<N...>, I> {
+  using type = name_at<I, N...>;
+};
+template <class Names, int I>
+using name_of = typename name_of_impl<Names, I>::type;
+
+template <class Names>
+constexpr bool check_mesh_names() {
+  constexpr int dup = first_duplicate(Names{});
+  if constexpr (dup >= 0)
+    require<false, error::duplicate_dim_name<name_of<Names, dup>, typename as_existing<Names>::as_dims>>();
+  return true;  // the diagnostic (if any) has fired: a second, plain assertion would only add noise
+}
+
+template <auto L, class Names>
+struct mesh_checks {
+  using existing = typename as_existing<Names>::type;
+
+  // Reads `check` so that the unknown_dim requirement is instantiated (a static member
+  // that is never named is never instantiated, and the error would be skipped).
+  template <fixed_string N>
+  static constexpr int index = dim_index<Names, name_t<N>>::check ? dim_index<Names, name_t<N>>::value : 0;
+
+  /// Dims Ns... as a selection: their modes, concatenated, most significant first. One
+  /// diagnostic per misuse: unknown names first, then repeats, then overlaps.
+  template <fixed_string... Ns>
+  struct selection {
+    static constexpr bool known =
+        ((dim_index<Names, name_t<Ns>>::check && dim_index<Names, name_t<Ns>>::found >= 0) && ... && true);
+    static constexpr bool no_repeat = [] {
+      if constexpr (known)
+        return check_no_repeat<name_t<Ns>...>();
+      else
+        return false;
+    }();
+    static constexpr int ndims = static_cast<int>(sizeof...(Ns));
+    static constexpr int dims[ndims > 0 ? ndims : 1] = {index<Ns>...};
+    static constexpr int count = ((L.first[index<Ns> + 1] - L.first[index<Ns>]) + ... + 0);
+    static constexpr mode_array<count> modes = [] {
+      mode_array<count> r{};
+      int n = 0;
+      for (int k = 0; k < ndims; ++k)
+        for (int m = L.first[dims[k]]; m < L.first[dims[k] + 1]; ++m) r.m[n++] = m;
+      return r;
+    }();
+    // Two requested dims that share a mode: an alias and one of its own dims.
+    static constexpr auto overlap = [] {
+      if constexpr (no_repeat && ndims > 0)
+        return first_overlap(L, dims);
+      else
+        return decltype(first_overlap(L, dims)){-1, -1};
+    }();
+    static constexpr bool disjoint = [] {
+      if constexpr (overlap.first >= 0)
+        require<false, error::dims_overlap<name_of<Names, overlap.first>, name_of<Names, overlap.second>,
+                                           requested<name_t<Ns>...>>>();
+      return overlap.first < 0;
+    }();
+    /// All checks passed; otherwise a diagnostic has fired and callers return a fallback.
+    static constexpr bool ok = sizeof...(Ns) > 0 && known && no_repeat && disjoint;
+  };
+
+  /// Fires the diagnostic for an empty selection (the others fire inside selection<>).
+  template <fixed_string... Ns>
+  static constexpr void check_selection() {
+    if constexpr (sizeof...(Ns) == 0) require<false, error::group_without_dims<existing>>();
+  }
+
+  template <fixed_string Alias>
+  static constexpr bool check_new_name() {
+    constexpr bool taken = find_name<name_t<Alias>>(Names{}) >= 0;
+    if constexpr (Alias.size() == 0) {
+      require<false, error::empty_dim_name<existing>>();
+      return false;
+    } else {
+      require<!taken, error::name_taken<name_t<Alias>, existing>>();
+      return !taken;
+    }
+  }
+
+  template <fixed_string Alias, fixed_string... Ns>
+  static constexpr bool check_flatten() {
+    // Not selection<>: a flatten's overlap diagnostic names the flatten, not a slice.
+    constexpr bool known = ((dim_index<Names, name_t<Ns>>::check && dim_index<Names, name_t<Ns>>::found >= 0) && ...);
+    constexpr int dup = first_duplicate(names<name_t<Ns>...>{});
+    if constexpr (!known) {
+      return false;  // unknown_dim has fired
+    } else if constexpr (dup >= 0) {
+      require<false, error::flatten_overlaps_itself<name_t<Alias>, name_at<dup, name_t<Ns>...>, flattened<name_t<Ns>...>>>();
+      return false;
+    } else {
+      constexpr int dims[] = {index<Ns>...};
+      constexpr auto ov = first_overlap(L, dims);
+      if constexpr (ov.first >= 0)
+        require<false, error::flatten_overlaps_itself<name_t<Alias>, name_of<Names, ov.second>, flattened<name_t<Ns>...>>>();
+      return ov.first < 0;
+    }
+  }
+
+  template <fixed_string N, class... New>
+  static constexpr bool check_unflatten() {
+    if constexpr (dim_index<Names, name_t<N>>::found < 0) {
+      (void)index<N>;
+      return false;  // unknown_dim has fired
+    } else if constexpr (sizeof...(New) == 0) {
+      require<false, error::unflatten_without_dims<name_t<N>>>();
+      return false;
+    } else {
+      return check_new_dims<N, New...>();
+    }
+  }
+
+  /// The new dims of an unflatten of dim N: valid, not repeated, not taken (N's own name
+  /// may be reused), at most one dynamic, fitting in an int, multiplying to N's size.
+  template <fixed_string N, class... New>
+  static constexpr bool check_new_dims() {
+    constexpr int d = index<N>;
+    constexpr bool valid_dims = ((New::name.size() > 0 && (New::size > 0 || New::size == dynamic_size)) && ...);
+    constexpr bool repeats = first_duplicate(names<typename New::name_type...>{}) >= 0;
+    constexpr int clash = [] {
+      constexpr int found[] = {find_name<typename New::name_type>(Names{})...};
+      for (int f : found)
+        if (f >= 0 && f != d) return f;
+      return -1;
+    }();
+    constexpr int ndyn = ((New::size == dynamic_size ? 1 : 0) + ...);
+    constexpr int new_sizes[] = {New::size...};
+    constexpr long long product = saturating_product(new_sizes, sizeof...(New));  // dynamic: 1
+    if constexpr (!valid_dims) {
+      return false;  // the bad new dim's own check (empty name, non-positive size) has fired
+    } else if constexpr (repeats) {
+      (void)check_no_repeat<typename New::name_type...>();
+      return false;
+    } else if constexpr (clash >= 0) {
+      require<false, error::name_taken<name_of<Names, clash>, existing>>();
+      return false;
+    } else if constexpr (ndyn > 1) {
+      require<false, error::unflatten_two_dynamic<name_t<N>>>();
+      return false;
+    } else if constexpr (product > INT_MAX) {  // the dynamic one is >= 1: it can never fit
+      require<false, error::size_overflow<dims<typename New::name_type...>>>();
+      return false;
+    } else if constexpr (L.count(d) > 1 && (ndyn > 0 || !L.static_dim(d))) {
+      require<false, error::unflatten_needs_static_sizes<name_t<N>>>();
+      return false;
+    } else if constexpr (ndyn == 0 && L.static_dim(d)) {
+      constexpr int whole = L.static_dim_size(d);
+      require<product == whole,
+              error::unflatten_product_mismatch<name_t<N>, size_value<whole>, size_value<static_cast<int>(product)>>>();
+      return product == whole;
+    } else {  // an inferred size, or a dynamic dim: checked at run time
+      return true;
+    }
+  }
+
+  /// Fires the diagnostic for an unflatten whose new dims straddle the dim's modes.
+  template <fixed_string N, int ErrorDim, int Size>
+  static constexpr bool check_cut() {
+    if constexpr (ErrorDim >= 0) require<false, error::unflatten_not_divisible<name_t<N>, size_value<Size>>>();
+    return ErrorDim < 0;
+  }
+};
+
+}  // namespace devmesh::detail
