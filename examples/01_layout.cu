@@ -35,8 +35,10 @@ static_assert(std::ranges::equal(mesh.group<"replicate", "shard">(3), std::array
 // g++ prints:
 //   error: static assertion failed: devmesh: unknown dim: no dim of this mesh has this name
 //   (the name and the dims that exist are the arguments of error::unknown_dim<name, existing_dims<...>>)
-//   In instantiation of 'struct devmesh::error::unknown_dim<boost::hana::string<'p', 'p'>,
-//   devmesh::existing_dims<boost::hana::string<'r', 'e', 'p', ...>, ...> >'
+//   In instantiation of '... devmesh::error::unknown_dim<Name, Existing>::fire() [with
+//   Name = devmesh::name<devmesh::fixed_string<3>{"pp"}>; Existing = devmesh::existing_dims<
+//   devmesh::name<devmesh::fixed_string<10>{"replicate"}>, ...>]'
+// (clang and nvcc spell the names as chars: devmesh::name<'p', 'p'>.)
 
 #if defined(__CUDACC__)
 // The same layout runs in device code: a kernel can ask for its coordinates. (A static

@@ -1,18 +1,21 @@
 // devmesh/diagnostics.hpp: every misuse devmesh can detect, in one place.
 //
 // Compile time: each misuse is a class template in devmesh::error whose template
-// arguments carry the offending dim (as boost::hana::string<'p','p'>) and the dims that
-// exist. Instantiating it fires a static_assert whose message starts with "devmesh:";
-// g++, clang and nvcc all print the class with its arguments next to the message, which
-// is how a C++20 literal message gets to "name the offending dim".
+// arguments carry the offending dim (name<'p', 'p'>, which g++ prints with the text
+// "pp": see fixed_string.hpp) and the dims that exist. Instantiating it fires a
+// static_assert whose message starts with "devmesh:"; g++, clang and nvcc all print the
+// class with its arguments next to the message, which is how a C++20 literal message
+// gets to "name the offending dim".
 //
 // Run time: the same checks on dynamic sizes throw devmesh::mesh_error with the same
 // message text plus the values involved.
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "config.hpp"
+#include "fixed_string.hpp"
 
 // The message texts, shared by static_assert (needs a literal) and exceptions.
 #define DEVMESH_MSG_UNKNOWN_DIM \
@@ -47,12 +50,6 @@
   "devmesh: group<>(r) and comm_split<>(r) need at least one dim name; group(r) without a template argument list is the whole mesh (see error::group_without_dims<existing_dims<...>>)"
 #define DEVMESH_MSG_OVERFLOW \
   "devmesh: the mesh has more ranks than an int can count (see error::size_overflow<dims<...>>)"
-#define DEVMESH_MSG_TOO_MANY_DIMS \
-  "devmesh: too many dims: a mesh holds at most 64 dims, aliases included (see error::too_many_dims<size_value<count>, size_value<limit>>)"
-#define DEVMESH_MSG_TOO_MANY_ATOMS \
-  "devmesh: too many atoms: a mesh's rank space is cut into at most 64 digit groups (atoms), and this unflatten needs more (see error::too_many_atoms<size_value<count>, size_value<limit>>)"
-#define DEVMESH_MSG_TOO_MANY_ENTRIES \
-  "devmesh: too many atom entries: the dims of a mesh, aliases included, hold at most 512 atoms in all; flatten fewer dims into aliases (see error::too_many_atom_entries<size_value<count>, size_value<limit>>)"
 #define DEVMESH_MSG_SIZE_TYPE \
   "devmesh: a mesh size must be an integer, not bool, a character, a floating-point number, a pointer, an enum or a class (see error::size_not_integer<dim, argument type>)"
 #define DEVMESH_MSG_SIZE_RANGE "devmesh: a dim size does not fit in an int (ranks are int, as in MPI and NCCL)"
@@ -173,18 +170,6 @@ template <class Dims>
 struct size_overflow {
   static constexpr void fire() { static_assert(always_false<Dims>, DEVMESH_MSG_OVERFLOW); }
 };
-template <class Count, class Limit>
-struct too_many_dims {
-  static constexpr void fire() { static_assert(always_false<Count>, DEVMESH_MSG_TOO_MANY_DIMS); }
-};
-template <class Count, class Limit>
-struct too_many_atoms {
-  static constexpr void fire() { static_assert(always_false<Count>, DEVMESH_MSG_TOO_MANY_ATOMS); }
-};
-template <class Count, class Limit>
-struct too_many_atom_entries {
-  static constexpr void fire() { static_assert(always_false<Count>, DEVMESH_MSG_TOO_MANY_ENTRIES); }
-};
 template <class Dim, class Type>
 struct size_not_integer {
   static constexpr void fire() { static_assert(always_false<Type>, DEVMESH_MSG_SIZE_TYPE); }
@@ -212,6 +197,27 @@ struct unsupported_element_type {
 }  // namespace error
 
 namespace detail {
+/// The type a diagnostic prints for T: T itself, except that under g++ every name<'t', 'p'>
+/// in it becomes name<fixed_string<3>{"tp"}>, which g++ prints with the text "tp" (clang
+/// prints a class-type argument as numbers, {{116, 112, 0}}, and nvcc as chars, so they
+/// keep name<'t', 'p'>). Only failing compiles compute it; no type the library uses has it.
+template <class T>
+struct spelled {
+  using type = T;
+};
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__EDG__)
+template <auto... C>
+struct spelled<name<C...>> {
+  using type = name<fixed_string<sizeof...(C) + 1>(name<C...>::chars)>;
+};
+template <template <class...> class L, class... A>
+struct spelled<L<A...>> {
+  using type = L<typename spelled<A>::type...>;
+};
+#endif
+template <class T>
+using spelled_t = typename spelled<T>::type;
+
 /// Fires Error's static_assert (in Error::fire's body) when Ok is false; a no-op
 /// otherwise. The assertion sits in a member function, not in the class body, so the
 /// class stays valid and require() stays a constant expression after the failure:
@@ -219,7 +225,7 @@ namespace detail {
 /// (clang marks every expression that touches a class whose body failed as invalid).
 template <bool Ok, class Error>
 constexpr void require() {
-  if constexpr (!Ok) Error::fire();
+  if constexpr (!Ok) spelled_t<Error>::fire();
 }
 
 /// Run-time counterpart: not constexpr on purpose, so that reaching it inside a constant

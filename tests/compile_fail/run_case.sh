@@ -11,6 +11,9 @@
 #       rule, every error line must be a devmesh: one (no cascade after it either).
 #   run_case.sh pass CASE KIND COMPILER FLAGS...   must compile, with no error line.
 # KIND is gcc, clang or nvcc: it selects the per-compiler expectations.
+# In an expectation, name"pp" stands for the dim name pp as KIND prints it (see
+# include/devmesh/fixed_string.hpp): g++ name<devmesh::fixed_string<3>{"pp"}>, clang and
+# nvcc name<'p', 'p'>.
 set -u
 mode=$1 case_file=$2 kind=$3
 shift 3
@@ -39,7 +42,28 @@ esac
 
 # Expectations from the case file's header comments.
 directive() { sed -n "s|^// $1: \{0,1\}||p" "$case_file"; }
-mapfile -t expects < <(directive expect; directive "expect-$kind")
+# name"pp" -> the regex of name<"pp"> as KIND prints it (a name holds no '"').
+spell_names() {
+  local line n esc c i chars
+  while IFS= read -r line; do
+    while [[ $line =~ name\"([^\"]*)\" ]]; do
+      n=${BASH_REMATCH[1]} esc='' chars=''
+      for ((i = 0; i < ${#n}; i++)); do
+        c=${n:i:1}
+        [[ '.[]\*+?{}|^$()' == *"$c"* ]] && c="\\$c"
+        esc+=$c
+        chars+="${chars:+, }'$c'"
+      done
+      if [[ $kind == gcc ]]; then
+        line=${line/"${BASH_REMATCH[0]}"/"name<devmesh::fixed_string<$((${#n} + 1))>\{\"$esc\"\}>"}
+      else
+        line=${line/"${BASH_REMATCH[0]}"/"name<$chars>"}
+      fi
+    done
+    printf '%s\n' "$line"
+  done
+}
+mapfile -t expects < <({ directive expect; directive "expect-$kind"; } | spell_names)
 [[ ${#expects[@]} -gt 0 ]] || fail "$case_file has no '// expect:' line"
 for re in "${expects[@]}"; do
   grep -E -q -e "$re" <<<"$out" || fail "no output line matches: $re"

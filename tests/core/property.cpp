@@ -350,16 +350,11 @@ template <class... N, std::size_t I>
 struct nth_name<dm::names<N...>, I> {
   using type = std::tuple_element_t<I, std::tuple<N...>>;
 };
-/// hana::string<'t','p'> back to a fixed_string, to name a dim in a template argument.
-template <class H>
-struct as_fixed;
-template <char... C>
-struct as_fixed<boost::hana::string<C...>> {
-  static constexpr char chars[sizeof...(C) + 1] = {C..., '\0'};
-  static constexpr dm::fixed_string<sizeof...(C) + 1> value{chars};
-};
+/// name<'t','p'> back to a fixed_string, to name a dim in a template argument.
+template <class N>
+inline constexpr dm::fixed_string<N::view.size() + 1> as_fixed{N::chars};
 template <class M, std::size_t I>
-inline constexpr auto dim_name_v = as_fixed<typename nth_name<typename M::names_type, I>::type>::value;
+inline constexpr auto dim_name_v = as_fixed<typename nth_name<typename M::names_type, I>::type>;
 
 template <class G>
 std::vector<int> to_vec(const G& g) {

@@ -1,7 +1,7 @@
 // Misuse: a flatten names an alias together with one of its own dims
 // expect: devmesh: a flatten names a dim twice, or an alias together with one of its own dims
-// expect: flatten_overlaps_itself<.*hana::string<'x'>
-// expect: hana::string<'c', 'p'>
+// expect: flatten_overlaps_itself<.*name"x"
+// expect: name"cp"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

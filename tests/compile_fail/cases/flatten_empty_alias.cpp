@@ -1,6 +1,6 @@
 // Misuse: flatten<"", ...>() into an alias with an empty name
 // expect: devmesh: a dim name must not be empty
-// expect: empty_dim_name<.*existing_dims<.*hana::string<'d', 'p'>
+// expect: empty_dim_name<.*existing_dims<.*name"dp"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

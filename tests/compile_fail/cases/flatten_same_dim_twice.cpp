@@ -1,7 +1,7 @@
 // Misuse: a flatten names the same dim twice
 // expect: devmesh: a flatten names a dim twice
-// expect: flatten_overlaps_itself<.*hana::string<'x'>
-// expect: hana::string<'d', 'p'>
+// expect: flatten_overlaps_itself<.*name"x"
+// expect: name"dp"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

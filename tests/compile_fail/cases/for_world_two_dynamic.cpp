@@ -1,6 +1,6 @@
 // Misuse: for_world() on a mesh with two dynamic dims
 // expect: devmesh: for_world\(\) can infer at most one dynamic dim
-// expect: for_world_ambiguous<.*hana::string<'d', 'p'>.*hana::string<'t', 'p'>
+// expect: for_world_ambiguous<.*name"dp".*name"tp"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

@@ -1,7 +1,7 @@
 // Misuse: a group names a dim together with an alias that contains it
 // expect: devmesh: a slice or group names an alias together with one of its own dims
-// expect: dims_overlap<.*hana::string<'d', 'p'>
-// expect: dims_overlap<.*hana::string<'d', 'p', '_', 'c', 'p'>
+// expect: dims_overlap<.*name"dp"
+// expect: dims_overlap<.*name"dp_cp"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

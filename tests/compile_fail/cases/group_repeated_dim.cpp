@@ -1,6 +1,6 @@
 // Misuse: the same dim twice in a group
 // expect: devmesh: the same dim is named twice
-// expect: dim_repeated<.*hana::string<'c', 'p'>
+// expect: dim_repeated<.*name"cp"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

@@ -1,6 +1,6 @@
 // Misuse: a static dim of negative size (other than dynamic_size)
 // expect: devmesh: a dim size must be positive
-// expect: non_positive_size<.*hana::string<'t', 'p'>
+// expect: non_positive_size<.*name"tp"
 // expect: size_value<-3>
 #include <devmesh/devmesh.hpp>
 

@@ -1,6 +1,6 @@
 // Misuse: a bool given as the size of the second dynamic dim (true would become 1)
 // expect: devmesh: a mesh size must be an integer
-// expect: size_not_integer<.*hana::string<'b'>.*bool
+// expect: size_not_integer<.*name"b".*bool
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

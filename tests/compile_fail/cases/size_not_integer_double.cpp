@@ -1,6 +1,6 @@
 // Misuse: a dynamic mesh constructed from floating-point sizes (they would be truncated)
 // expect: devmesh: a mesh size must be an integer
-// expect: size_not_integer<.*hana::string<'a'>.*double
+// expect: size_not_integer<.*name"a".*double
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

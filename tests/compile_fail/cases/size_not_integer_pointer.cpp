@@ -1,6 +1,6 @@
 // Misuse: a pointer given as a size (here a C string), for the dynamic dim of hsdp
 // expect: devmesh: a mesh size must be an integer
-// expect: size_not_integer<.*hana::string<'r', 'e', 'p', 'l', 'i', 'c', 'a', 't', 'e'>.*const char ?\*
+// expect: size_not_integer<.*name"replicate".*const char ?\*
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

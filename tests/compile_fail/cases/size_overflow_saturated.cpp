@@ -1,6 +1,6 @@
 // Misuse: static sizes whose product overflows even a 64-bit integer (INT_MAX cubed)
 // expect: devmesh: the mesh has more ranks than an int can count
-// expect: size_overflow<.*hana::string<'x'>.*hana::string<'y'>.*hana::string<'z'>
+// expect: size_overflow<.*name"x".*name"y".*name"z"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

@@ -1,6 +1,6 @@
 // Misuse: the same dim twice in a slice
 // expect: devmesh: the same dim is named twice
-// expect: dim_repeated<.*hana::string<'t', 'p'>
+// expect: dim_repeated<.*name"tp"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

@@ -1,6 +1,6 @@
 // Misuse: unflatten of a flattened dim made of a dynamic dim, with a dynamic new size
 // expect: devmesh: unflatten of a flattened \(multi-mode\) dim needs static sizes
-// expect: unflatten_needs_static_sizes<.*hana::string<'r', 's'>
+// expect: unflatten_needs_static_sizes<.*name"rs"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

@@ -1,6 +1,6 @@
 // Misuse: unflatten into a new dim of size 0
 // expect: devmesh: a dim size must be positive
-// expect: non_positive_size<.*hana::string<'b'>.*size_value<0>
+// expect: non_positive_size<.*name"b".*size_value<0>
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

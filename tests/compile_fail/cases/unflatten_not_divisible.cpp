@@ -1,7 +1,7 @@
 // Misuse: unflatten of a flattened (2 x 3) dim into (3, 2): the new dims straddle the old
 // ones
 // expect: devmesh: unflatten: the new sizes do not split the modes
-// expect: unflatten_not_divisible<.*hana::string<'a', 'b'>
+// expect: unflatten_not_divisible<.*name"ab"
 // expect: size_value<[23]>
 #include <devmesh/devmesh.hpp>
 

@@ -1,6 +1,6 @@
 // Misuse: unflatten into static sizes whose product (2^64) cannot fit in an int, with one inferred dim
 // expect: devmesh: the mesh has more ranks than an int can count
-// expect: size_overflow<.*hana::string<'w'>.*hana::string<'x'>.*hana::string<'y'>.*hana::string<'z'>.*hana::string<'q'>
+// expect: size_overflow<.*name"w".*name"x".*name"y".*name"z".*name"q"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

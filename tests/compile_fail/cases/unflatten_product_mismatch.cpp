@@ -1,6 +1,6 @@
 // Misuse: unflatten whose new sizes multiply to 6 for a dim of size 4
 // expect: devmesh: unflatten: the product of the new dims
-// expect: unflatten_product_mismatch<.*hana::string<'d', 'p'>
+// expect: unflatten_product_mismatch<.*name"dp"
 // expect: size_value<4>.*size_value<6>
 #include <devmesh/devmesh.hpp>
 

@@ -1,6 +1,6 @@
 // Misuse: unflatten into two new dims of the same name
 // expect: devmesh: the same dim is named twice
-// expect: dim_repeated<.*hana::string<'a'>
+// expect: dim_repeated<.*name"a"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

@@ -1,6 +1,6 @@
 // Misuse: unflatten with two dynamic new dims
 // expect: devmesh: unflatten: at most one new dim may have a dynamic size
-// expect: unflatten_two_dynamic<.*hana::string<'r', 'e', 'p', 'l', 'i', 'c', 'a', 't', 'e'>
+// expect: unflatten_two_dynamic<.*name"replicate"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

@@ -1,6 +1,6 @@
 // Misuse: unflatten<"dp">() with no new dims
 // expect: devmesh: unflatten needs at least one new dim
-// expect: unflatten_without_dims<.*hana::string<'d', 'p'>
+// expect: unflatten_without_dims<.*name"dp"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

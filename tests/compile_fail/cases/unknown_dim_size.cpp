@@ -1,7 +1,7 @@
 // Misuse: size<"pp">() on a mesh without a "pp" dim
 // expect: devmesh: unknown dim
-// expect: unknown_dim<.*hana::string<'p', 'p'>
-// expect: existing_dims<.*hana::string<'d', 'p'>.*hana::string<'c', 'p'>.*hana::string<'t', 'p'>
+// expect: unknown_dim<.*name"pp"
+// expect: existing_dims<.*name"dp".*name"cp".*name"tp"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;

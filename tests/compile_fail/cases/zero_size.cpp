@@ -1,6 +1,6 @@
 // Misuse: a static dim of size 0
 // expect: devmesh: a dim size must be positive
-// expect: non_positive_size<.*hana::string<'t', 'p'>
+// expect: non_positive_size<.*name"tp"
 // expect: size_value<0>
 #include <devmesh/devmesh.hpp>
 

@@ -1,7 +1,7 @@
 // Control: the expected diagnostic fires, but for another dim than the one expected,
 // so the harness must reject this case.
 // expect: devmesh: unknown dim
-// expect: unknown_dim<.*hana::string<'q', 'q'>
+// expect: unknown_dim<.*name"qq"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;
