@@ -298,8 +298,14 @@ def compile_section(args):
     labels = {"baseline": "baseline: `<mpi.h>` + `<array>` + `<span>`", "include": "+ `devmesh.hpp` (core)",
               "include_mpi": "+ `devmesh.hpp` with the MPI backend", "meshes10": "+ 10 meshes, sliced/flattened/unflattened",
               "slices63": "+ 6-dim mesh, all 63 slices"}
-    lines = ["## 3. Compile cost (`bench/compile`)", "",
-             "Wall time and peak memory (`/usr/bin/time -v`, median of the repetitions, interleaved) to compile "
+    lines = ["## 3. Compile cost (`bench/compile`)", ""]
+    side = os.path.join(args.results, "compile_side_by_side.md")
+    if os.path.exists(side):  # written by bench/run: compile_cost.py --baseline fb4ed9d --md ...
+        with open(os.path.join(os.path.dirname(__file__), "compile", "side_by_side.md")) as f:
+            lines += [f.read().strip(), ""]
+        with open(side) as f:
+            lines += ["Result:", "", f.read().strip(), "", "### One header tree (`bench/run`)", ""]
+    lines += ["Wall time and peak memory (`/usr/bin/time -v`, median of the repetitions, interleaved) to compile "
              "each generated TU (`bench/compile/gen_tus.py`) to an object file at `-O2`: g++ and nvcc "
              "(`-std=c++20 --expt-relaxed-constexpr`, default GPU architecture). The MPI C++ bindings are "
              "skipped (`OMPI_SKIP_MPICXX`), as devmesh's MPI backend does.", ""]
