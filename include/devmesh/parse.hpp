@@ -91,113 +91,127 @@ inline std::string list_names(std::span<const std::string_view> names) {
 /// Marks a size to be inferred from the world size.
 inline constexpr int inferred_size = 0;
 
-/// Parses `spec` into one size per dim (dim order) in `out`. `names` are the dims,
-/// `static_sizes` their static sizes (or dynamic_size); world < 0: no world size given.
-/// Not a template: the fuzzer drives it with arbitrary names, too.
-inline void parse_sizes(std::string_view spec, std::span<const std::string_view> names,
-                        std::span<const int> static_sizes, int world, std::span<int> out) {
-  const auto fail = [&](const std::string& what) {
+/// What a mesh spec error needs to say where it happened.
+struct spec_context {
+  std::string_view spec;
+  std::span<const std::string_view> names;
+
+  [[noreturn]] void fail(const std::string& what) const {
     throw_mesh_error(what + " (in mesh spec " + quote_input(spec) + "; expected name=size,... for dims " +
                      list_names(names) + ")");
-  };
-  const auto dim_q = [&](int d) { return "'" + std::string(names[static_cast<std::size_t>(d)]) + "'"; };
-  const int n = static_cast<int>(names.size());
-  for (int d = 0; d < n; ++d) out[static_cast<std::size_t>(d)] = -1;  // -1: not given
-  if (trim_blanks(spec).empty()) fail("devmesh: empty mesh spec");
+  }
+  std::string dim_q(int d) const { return "'" + std::string(names[static_cast<std::size_t>(d)]) + "'"; }
+};
 
+/// The size of dim d written as `value`: a positive decimal int, or inferred_size for '*',
+/// 'auto' or '-1'.
+inline int parse_size_value(const spec_context& c, std::string_view value, int d) {
+  if (value == "*" || value == "auto" || value == "-1") return inferred_size;
+  const bool negative = value.front() == '-';
+  const std::string_view digits = negative ? value.substr(1) : value;
+  bool all_digits = !digits.empty();
+  for (char ch : digits) all_digits = all_digits && ch >= '0' && ch <= '9';
+  const std::string what = "devmesh: size " + quote_input(value) + " of dim " + c.dim_q(d);
+  if (!all_digits) c.fail(what + " is not a decimal number (digits only; '*', 'auto' or '-1' to infer it)");
+  if (negative) c.fail(what + " is negative");
+  if (digits.size() > 1 && digits.front() == '0') c.fail(what + " has a leading zero");
+  long long v = 0;
+  for (char ch : digits) {
+    v = v * 10 + (ch - '0');
+    if (v > INT_MAX) c.fail(what + " does not fit in an int (max " + std::to_string(INT_MAX) + ")");
+  }
+  if (v == 0) c.fail("devmesh: size 0 of dim " + c.dim_q(d) + ": a dim size must be positive");
+  return static_cast<int>(v);
+}
+
+/// The spec's name=size entries into `out` (dim order); every dim must be given once.
+inline void parse_entries(const spec_context& c, std::span<int> out) {
+  const int n = static_cast<int>(c.names.size());
+  for (int d = 0; d < n; ++d) out[static_cast<std::size_t>(d)] = -1;  // -1: not given
+  if (trim_blanks(c.spec).empty()) c.fail("devmesh: empty mesh spec");
   int entry_no = 0;
-  for (std::string_view rest = spec;;) {
+  for (std::string_view rest = c.spec;;) {
     const auto comma = rest.find(',');
     const std::string_view entry = trim_blanks(rest.substr(0, comma));
     ++entry_no;
-    if (entry.empty())
-      fail("devmesh: mesh spec entry " + std::to_string(entry_no) + " is empty (a stray ',')");
+    if (entry.empty()) c.fail("devmesh: mesh spec entry " + std::to_string(entry_no) + " is empty (a stray ',')");
     const auto eq = entry.find('=');
-    if (eq == std::string_view::npos)
-      fail("devmesh: mesh spec entry " + quote_input(entry) + " is not name=size");
+    if (eq == std::string_view::npos) c.fail("devmesh: mesh spec entry " + quote_input(entry) + " is not name=size");
     const std::string_view name = trim_blanks(entry.substr(0, eq));
     const std::string_view value = trim_blanks(entry.substr(eq + 1));
-    if (name.empty()) fail("devmesh: mesh spec entry " + quote_input(entry) + " has no dim name before '='");
+    if (name.empty()) c.fail("devmesh: mesh spec entry " + quote_input(entry) + " has no dim name before '='");
     if (name.find_first_of(" \t") != std::string_view::npos)
-      fail("devmesh: dim name " + quote_input(name) + " in mesh spec has a space or tab in it (no dim name has one)");
+      c.fail("devmesh: dim name " + quote_input(name) + " in mesh spec has a space or tab in it (no dim name has one)");
     int d = 0;
-    while (d < n && names[static_cast<std::size_t>(d)] != name) ++d;
-    if (d == n) fail("devmesh: unknown dim " + quote_input(name) + " in mesh spec; the dims are " + list_names(names));
+    while (d < n && c.names[static_cast<std::size_t>(d)] != name) ++d;
+    if (d == n) c.fail("devmesh: unknown dim " + quote_input(name) + " in mesh spec; the dims are " + list_names(c.names));
     int& size = out[static_cast<std::size_t>(d)];
-    if (size != -1) fail("devmesh: dim " + dim_q(d) + " is given twice in mesh spec");
-    if (value.empty()) fail("devmesh: dim " + dim_q(d) + " has no size after '='");
-
-    if (value == "*" || value == "auto" || value == "-1") {
-      size = inferred_size;
-    } else {
-      const bool negative = value.front() == '-';
-      const std::string_view digits = negative ? value.substr(1) : value;
-      bool all_digits = !digits.empty();
-      for (char c : digits) all_digits = all_digits && c >= '0' && c <= '9';
-      if (!all_digits)
-        fail("devmesh: size " + quote_input(value) + " of dim " + dim_q(d) +
-             " is not a decimal number (digits only; '*', 'auto' or '-1' to infer it)");
-      if (negative) fail("devmesh: size " + quote_input(value) + " of dim " + dim_q(d) + " is negative");
-      if (digits.size() > 1 && digits.front() == '0')
-        fail("devmesh: size " + quote_input(value) + " of dim " + dim_q(d) + " has a leading zero");
-      long long v = 0;
-      for (char c : digits) {
-        v = v * 10 + (c - '0');
-        if (v > INT_MAX)
-          fail("devmesh: size " + quote_input(value) + " of dim " + dim_q(d) + " does not fit in an int (max " +
-               std::to_string(INT_MAX) + ")");
-      }
-      if (v == 0) fail("devmesh: size 0 of dim " + dim_q(d) + ": a dim size must be positive");
-      size = static_cast<int>(v);
-    }
+    if (size != -1) c.fail("devmesh: dim " + c.dim_q(d) + " is given twice in mesh spec");
+    if (value.empty()) c.fail("devmesh: dim " + c.dim_q(d) + " has no size after '='");
+    size = parse_size_value(c, value, d);
     if (comma == std::string_view::npos) break;
     rest = rest.substr(comma + 1);
   }
-
   std::string missing;
   for (int d = 0; d < n; ++d)
-    if (out[static_cast<std::size_t>(d)] == -1) missing += (missing.empty() ? "" : ", ") + dim_q(d);
-  if (!missing.empty()) fail("devmesh: mesh spec lacks dim(s) " + missing + ": every dim needs a size");
+    if (out[static_cast<std::size_t>(d)] == -1) missing += (missing.empty() ? "" : ", ") + c.dim_q(d);
+  if (!missing.empty()) c.fail("devmesh: mesh spec lacks dim(s) " + missing + ": every dim needs a size");
+}
 
+/// The parsed sizes against the mesh's static sizes and the world (world < 0: none given);
+/// infers the one inferred size.
+inline void check_parsed_sizes(const spec_context& c, std::span<const int> static_sizes, int world, std::span<int> out) {
+  const int n = static_cast<int>(c.names.size());
   int infer = -1;
   long long known = 1;
   for (int d = 0; d < n; ++d) {
     const int s = out[static_cast<std::size_t>(d)];
     if (s == inferred_size) {
       if (infer >= 0)
-        fail("devmesh: dims " + dim_q(infer) + " and " + dim_q(d) +
-             " both ask for an inferred size; at most one dim can be inferred");
+        c.fail("devmesh: dims " + c.dim_q(infer) + " and " + c.dim_q(d) +
+               " both ask for an inferred size; at most one dim can be inferred");
       infer = d;
       continue;
     }
     const int st = static_sizes[static_cast<std::size_t>(d)];
     if (st != dynamic_size && st != s)
-      fail(DEVMESH_MSG_STATIC_SIZE_MISMATCH ": dim " + dim_q(d) + " is " + std::to_string(st) +
-           ", the mesh spec gives " + std::to_string(s));
+      c.fail(DEVMESH_MSG_STATIC_SIZE_MISMATCH ": dim " + c.dim_q(d) + " is " + std::to_string(st) +
+             ", the mesh spec gives " + std::to_string(s));
     known *= s;
     if (known > INT_MAX)
-      fail("devmesh: the mesh has more ranks than an int can count: the sizes multiply to more than " +
-           std::to_string(INT_MAX));
+      c.fail("devmesh: the mesh has more ranks than an int can count: the sizes multiply to more than " +
+             std::to_string(INT_MAX));
   }
   if (world < 0 && infer >= 0)
-    fail("devmesh: dim " + dim_q(infer) + " asks for an inferred size, which needs the world size");
+    c.fail("devmesh: dim " + c.dim_q(infer) + " asks for an inferred size, which needs the world size");
   if (world < 0) return;
-  if (world == 0) fail(DEVMESH_MSG_WORLD_MISMATCH ": the world size is 0");
-  if (infer >= 0) {
-    if (world % known != 0)
-      fail(DEVMESH_MSG_WORLD_MISMATCH ": world size " + std::to_string(world) +
-           " is not a multiple of the other dims' product " + std::to_string(known) + ", so dim " + dim_q(infer) +
-           " cannot be inferred");
-    const int s = static_cast<int>(world / known);
-    const int st = static_sizes[static_cast<std::size_t>(infer)];
-    if (st != dynamic_size && st != s)
-      fail(DEVMESH_MSG_STATIC_SIZE_MISMATCH ": dim " + dim_q(infer) + " is " + std::to_string(st) +
-           ", inferred from the world size " + std::to_string(world) + ": " + std::to_string(s));
-    out[static_cast<std::size_t>(infer)] = s;
-  } else if (known != world) {
-    fail(DEVMESH_MSG_WORLD_MISMATCH ": the mesh spec gives " + std::to_string(known) + " ranks, the world size is " +
-         std::to_string(world));
+  if (world == 0) c.fail(DEVMESH_MSG_WORLD_MISMATCH ": the world size is 0");
+  if (infer < 0) {
+    if (known != world)
+      c.fail(DEVMESH_MSG_WORLD_MISMATCH ": the mesh spec gives " + std::to_string(known) +
+             " ranks, the world size is " + std::to_string(world));
+    return;
   }
+  if (world % known != 0)
+    c.fail(DEVMESH_MSG_WORLD_MISMATCH ": world size " + std::to_string(world) +
+           " is not a multiple of the other dims' product " + std::to_string(known) + ", so dim " + c.dim_q(infer) +
+           " cannot be inferred");
+  const int s = static_cast<int>(world / known);
+  const int st = static_sizes[static_cast<std::size_t>(infer)];
+  if (st != dynamic_size && st != s)
+    c.fail(DEVMESH_MSG_STATIC_SIZE_MISMATCH ": dim " + c.dim_q(infer) + " is " + std::to_string(st) +
+           ", inferred from the world size " + std::to_string(world) + ": " + std::to_string(s));
+  out[static_cast<std::size_t>(infer)] = s;
+}
+
+/// Parses `spec` into one size per dim (dim order) in `out`. `names` are the dims,
+/// `static_sizes` their static sizes (or dynamic_size); world < 0: no world size given.
+/// Not a template: the fuzzer drives it with arbitrary names, too.
+inline void parse_sizes(std::string_view spec, std::span<const std::string_view> names,
+                        std::span<const int> static_sizes, int world, std::span<int> out) {
+  const spec_context c{spec, names};
+  parse_entries(c, out);
+  check_parsed_sizes(c, static_sizes, world, out);
 }
 
 template <class M>
