@@ -308,23 +308,38 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
     else
       return v > 0 ? v : this->values_base::v[-1 - v];
   }
-  /// The run-time values of the mesh a draft describes: each draft slot is one of `inputs`
-  /// (in order) or the product or quotient of two earlier ones; Exact.from picks the slots.
+  /// The run-time values of the mesh a draft describes: draft slot k is inputs[k] (the
+  /// inputs come first) or the product or quotient of two earlier slots; Exact.from picks
+  /// the slots. Unrolled at compile time: straight-line code, no loop over constant tables.
   template <auto Draft, auto Exact>
   DEVMESH_HOST_DEVICE static constexpr detail::mesh_values<Exact.value.ndynamic> evaluate(const int* inputs) {
     detail::mesh_values<Exact.value.ndynamic> out{};
     if constexpr (Exact.value.ndynamic > 0) {
-      constexpr auto d = Draft;  // local copies: device code cannot read the statics
-      constexpr auto e = Exact;
-      int slot[d.slots > 0 ? d.slots : 1]{};
-      auto get = [&](int v) { return v > 0 ? v : slot[-1 - v]; };
-      for (int k = 0, in = 0; k < d.slots; ++k)
-        slot[k] = d.op[k] == detail::input    ? inputs[in++]
-                  : d.op[k] == detail::times ? get(d.arg_a[k]) * get(d.arg_b[k])
-                                             : get(d.arg_a[k]) / get(d.arg_b[k]);
-      for (int j = 0; j < e.value.ndynamic; ++j) out.v[j] = slot[e.from[j]];
+      int slot[Draft.slots > 0 ? Draft.slots : 1]{};
+      evaluate_slots<Draft>(slot, inputs, std::make_integer_sequence<int, Draft.slots>{});
+      pick_slots<Exact>(out, slot, std::make_integer_sequence<int, Exact.value.ndynamic>{});
     }
     return out;
+  }
+  template <auto Draft, int... K>
+  DEVMESH_HOST_DEVICE static constexpr void evaluate_slots(int* slot, const int* inputs, std::integer_sequence<int, K...>) {
+    ((slot[K] = evaluate_slot<Draft, K>(slot, inputs)), ...);
+  }
+  template <auto Draft, int K>
+  DEVMESH_HOST_DEVICE static constexpr int evaluate_slot(const int* slot, const int* inputs) {
+    if constexpr (Draft.op[K] == detail::input) {
+      return inputs[K];
+    } else {
+      constexpr int a = Draft.arg_a[K], b = Draft.arg_b[K];
+      const int x = a > 0 ? a : slot[-1 - a];  // a recipe's arguments are static or earlier slots
+      const int y = b > 0 ? b : slot[-1 - b];
+      return Draft.op[K] == detail::times ? x * y : x / y;
+    }
+  }
+  template <auto Exact, int... J>
+  DEVMESH_HOST_DEVICE static constexpr void pick_slots(detail::mesh_values<Exact.value.ndynamic>& out, const int* slot,
+                                                       std::integer_sequence<int, J...>) {
+    ((out.v[J] = slot[Exact.from[J]]), ...);
   }
   /// The mesh a draft of this mesh's layout describes (its inputs are this mesh's values).
   template <auto Draft, class NewNames>
@@ -351,12 +366,7 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
       else
         known *= s;
     }
-    if (inferred ? whole % known == 0 : known == whole) return;
-    detail::throw_mesh_error(std::string(DEVMESH_MSG_UNFLATTEN_PRODUCT) + ": dim '" + std::string(name(d)) +
-                             "' has size " + std::to_string(whole) +
-                             (inferred ? ", not divisible by the static new sizes' product "
-                                       : ", the new dims multiply to ") +
-                             std::to_string(known));
+    if (!(inferred ? whole % known == 0 : known == whole)) detail::throw_unflatten_error(name(d), whole, known, inferred);
   }
 
   /// Digit of rank r in mode m.
@@ -422,8 +432,7 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
     __trap();
     __builtin_unreachable();
 #else
-    detail::throw_mesh_error(std::string(DEVMESH_MSG_RANK_RANGE) + ": rank " + std::to_string(r) +
-                             " is not in [0, " + std::to_string(n) + ")");
+    detail::throw_rank_error(r, n);
 #endif
   }
   [[noreturn]] DEVMESH_HOST_DEVICE void fail_coordinate(int d, int c) const {
@@ -432,9 +441,7 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
     __trap();
     __builtin_unreachable();
 #else
-    detail::throw_mesh_error(std::string(DEVMESH_MSG_COORD_RANGE) + ": coordinate " + std::to_string(c) +
-                             " along dim '" + std::string(name(d)) + "' is not in [0, " +
-                             std::to_string(dim_size(d)) + ")");
+    detail::throw_coordinate_error(name(d), c, dim_size(d));
 #endif
   }
   [[noreturn]] DEVMESH_HOST_DEVICE static void fail_dim_index(int d, int n = ndim) {
@@ -443,7 +450,7 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
     __trap();
     __builtin_unreachable();
 #else
-    detail::throw_mesh_error("devmesh: dim index " + std::to_string(d) + " is not in [0, " + std::to_string(n) + ")");
+    detail::throw_dim_index_error(d, n);
 #endif
   }
 };

@@ -14,8 +14,6 @@
 #include "mesh.hpp"
 #include "parse.hpp"
 #include "print.hpp"
-// The runtime's interface (backends implement it).
-#include "backend.hpp"
 
 // Backends: pulled in when their CMake target (devmesh::mpi, devmesh::nccl) is linked, or
 // when the user defines the macro.
@@ -26,5 +24,6 @@
 #include "nccl.hpp"
 #endif
 #if defined(DEVMESH_WITH_MPI) || defined(DEVMESH_WITH_NCCL)
+#include "backend.hpp"  // the runtime's interface; <devmesh/backend.hpp> alone for backend-generic code
 #include "device_mesh.hpp"
 #endif

@@ -12,6 +12,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "config.hpp"
@@ -231,6 +232,50 @@ constexpr void require() {
 /// Run-time counterpart: not constexpr on purpose, so that reaching it inside a constant
 /// expression is a compile error that names it (rank or coordinate out of range).
 [[noreturn]] inline void throw_mesh_error(const std::string& what) { throw mesh_error(what); }
+
+/// A run-time error message built in a fixed buffer (cut at 511 characters): the layout
+/// queries' error paths use it instead of std::string concatenation, which every TU that
+/// queries a mesh would otherwise compile and optimise again.
+struct message {
+  char text[512]{};
+  int length = 0;
+  message& operator<<(std::string_view s) {
+    for (char c : s)
+      if (length < 511) text[length++] = c;
+    return *this;
+  }
+  message& operator<<(long long v) {
+    char digits[24]{};
+    int n = 0;
+    const bool negative = v < 0;
+    unsigned long long u = negative ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+    do digits[n++] = static_cast<char>('0' + u % 10); while ((u /= 10) != 0);
+    if (negative) *this << std::string_view("-");
+    while (n > 0) *this << std::string_view(&digits[--n], 1);
+    return *this;
+  }
+  message& operator<<(int v) { return *this << static_cast<long long>(v); }
+};
+[[noreturn]] inline void throw_mesh_error(const message& m) { throw mesh_error(m.text); }
+
+// The messages of the layout queries' run-time errors, built once here rather than in every
+// mesh type's members, which only forward.
+[[noreturn]] inline void throw_rank_error(int r, int n) {
+  throw_mesh_error(message() << DEVMESH_MSG_RANK_RANGE ": rank " << r << " is not in [0, " << n << ")");
+}
+[[noreturn]] inline void throw_coordinate_error(std::string_view dim, int c, int n) {
+  throw_mesh_error(message() << DEVMESH_MSG_COORD_RANGE ": coordinate " << c << " along dim '" << dim
+                             << "' is not in [0, " << n << ")");
+}
+[[noreturn]] inline void throw_dim_index_error(int d, int n) {
+  throw_mesh_error(message() << "devmesh: dim index " << d << " is not in [0, " << n << ")");
+}
+[[noreturn]] inline void throw_unflatten_error(std::string_view dim, int whole, long long known, bool inferred) {
+  throw_mesh_error(message() << DEVMESH_MSG_UNFLATTEN_PRODUCT ": dim '" << dim << "' has size " << whole
+                             << (inferred ? ", not divisible by the static new sizes' product "
+                                          : ", the new dims multiply to ")
+                             << known);
+}
 }  // namespace detail
 
 }  // namespace devmesh

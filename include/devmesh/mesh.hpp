@@ -30,8 +30,15 @@ inline constexpr bool is_size_type =
 // Not constexpr: in a constant expression an out-of-range size is a compile error naming it.
 template <class T>
 [[noreturn]] void fail_size_range(T v, std::string_view dim) {
-  throw_mesh_error(std::string(DEVMESH_MSG_SIZE_RANGE) + ": got " + std::to_string(v) + " for dim '" +
-                   std::string(dim) + "'");
+  message m;
+  m << DEVMESH_MSG_SIZE_RANGE ": got ";
+  if constexpr (std::is_signed_v<T>)
+    m << static_cast<long long>(v);
+  else if (v <= static_cast<unsigned long long>(LLONG_MAX))
+    m << static_cast<long long>(v);
+  else
+    m << static_cast<long long>(v / 10) << static_cast<int>(v % 10);  // > LLONG_MAX: its digits all the same
+  throw_mesh_error(m << " for dim '" << dim << "'");
 }
 
 /// A size argument as an int; throws mesh_error naming the dim if it does not fit, quoting
@@ -40,6 +47,31 @@ template <class T>
 constexpr int size_as_int(T v, std::string_view dim) {
   if (!std::in_range<int>(v)) fail_size_range(v, dim);
   return static_cast<int>(v);
+}
+
+// The root's run-time errors, built once (not per mesh type): see diagnostics.hpp.
+[[noreturn]] inline void throw_world_error(int world, long long fixed, std::string_view dynamic_dim) {
+  message m;
+  m << DEVMESH_MSG_WORLD_MISMATCH ": world size " << world;
+  if (dynamic_dim.empty())
+    m << " differs from the mesh size " << fixed;
+  else
+    m << " is not a positive multiple of the static dims' product " << fixed << " (dynamic dim '" << dynamic_dim
+      << "' cannot be inferred)";
+  throw_mesh_error(m);
+}
+/// Dim d's size is not positive or differs from its static size; d == n: they overflow.
+[[noreturn]] inline void throw_sizes_error(const std::string_view* names, const int* static_sizes, const int* sizes,
+                                           int n, int d) {
+  message m;
+  if (d == n) {
+    m << DEVMESH_MSG_OVERFLOW ": the sizes (";
+    for (int b = 0; b < n; ++b) m << (b ? ", " : "") << names[b] << "=" << sizes[b];
+    throw_mesh_error(m << ") multiply to more than " << INT_MAX);
+  }
+  if (sizes[d] <= 0) throw_mesh_error(m << DEVMESH_MSG_NON_POSITIVE ": got " << sizes[d] << " for dim '" << names[d] << "'");
+  throw_mesh_error(m << DEVMESH_MSG_STATIC_SIZE_MISMATCH ": dim '" << names[d] << "' is " << static_sizes[d] << ", got "
+                     << sizes[d]);
 }
 
 template <class... Dims>
@@ -127,11 +159,7 @@ class mesh : public detail::root_base<Dims...> {
           fixed *= static_sizes[i];
       }
       if (world <= 0 || world % fixed != 0 || (dyn < 0 && fixed != world))
-        detail::throw_mesh_error(std::string(DEVMESH_MSG_WORLD_MISMATCH) + ": world size " + std::to_string(world) +
-                                 (dyn < 0 ? " differs from the mesh size " + std::to_string(fixed)
-                                          : " is not a positive multiple of the static dims' product " +
-                                                std::to_string(fixed) + " (dynamic dim '" +
-                                                std::string(base::name(dyn)) + "' cannot be inferred)"));
+        detail::throw_world_error(world, fixed, dyn < 0 ? std::string_view() : base::name(dyn));
       int sizes[base::ndim]{};
       for (int i = 0; i < base::ndim; ++i) sizes[i] = i == dyn ? static_cast<int>(world / fixed) : static_sizes[i];
       return mesh(from_sizes(sizes));
@@ -204,22 +232,7 @@ class mesh : public detail::root_base<Dims...> {
   // Not constexpr: in a constant expression (a static mesh given sizes) a bad size is a
   // compile error naming this function; at run time it throws, quoting the sizes as given.
   [[noreturn]] static void fail_sizes(const int* sizes, int d) {
-    if (d == base::ndim) {
-      std::string given;
-      for (int b = 0; b < base::ndim; ++b) {
-        if (b) given += ", ";
-        given += base::name(b);
-        given += '=';
-        given += std::to_string(sizes[b]);
-      }
-      detail::throw_mesh_error(std::string(DEVMESH_MSG_OVERFLOW) + ": the sizes (" + given +
-                               ") multiply to more than " + std::to_string(INT_MAX));
-    }
-    const std::string dim = "dim '" + std::string(base::name(d)) + "'";
-    if (sizes[d] <= 0)
-      detail::throw_mesh_error(std::string(DEVMESH_MSG_NON_POSITIVE) + ": got " + std::to_string(sizes[d]) + " for " + dim);
-    detail::throw_mesh_error(std::string(DEVMESH_MSG_STATIC_SIZE_MISMATCH) + ": " + dim + " is " +
-                             std::to_string(static_sizes[d]) + ", got " + std::to_string(sizes[d]));
+    detail::throw_sizes_error(base::names_type::views, static_sizes, sizes, base::ndim, d);
   }
 };
 

@@ -3,67 +3,74 @@
 //   rank_table(m)          the row-major rank table, one row per rank, as a Markdown table
 //   group_table<"tp">(m)   every group of dim tp, one per line
 #pragma once
-#include <ostream>
-#include <sstream>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
 #include "mesh.hpp"
 
+// No <ostream> or <sstream> here: the text is built as a std::string, and operator<< is a
+// template over the stream type, so it needs the stream only where a user streams a mesh
+// (and has included <ostream>). That keeps iostreams out of every other TU's compile time.
+
 namespace devmesh {
 
 namespace detail {
 template <auto L, class Names>
-void write_dim(std::ostream& os, const basic_mesh<L, Names>& m, int d, bool with_stride) {
+void write_dim(std::string& s, const basic_mesh<L, Names>& m, int d, bool with_stride) {
   using M = basic_mesh<L, Names>;
   if (!with_stride) {
-    os << M::name(d) << '=' << m.dim_size(d);
+    s += M::name(d);
+    s += '=';
+    s += std::to_string(m.dim_size(d));
     return;
   }
   const auto layout = m.dim_layout(d);
   if (layout.count == 0) {  // a size-1 dim with no digit of its own (from an unflatten)
-    os << 1;
+    s += '1';
     return;
   }
-  if (layout.count > 1) os << '(';
-  for (int i = 0; i < layout.count; ++i) os << (i ? ", " : "") << layout.stride[i];
-  if (layout.count > 1) os << ')';
+  if (layout.count > 1) s += '(';
+  for (int i = 0; i < layout.count; ++i) {
+    if (i) s += ", ";
+    s += std::to_string(layout.stride[i]);
+  }
+  if (layout.count > 1) s += ')';
 }
 }  // namespace detail
 
-/// mesh((dp=2, cp=2, tp=2), stride=(4, 2, 1)); a flattened dim's stride lists its parts,
-/// aliases follow: mesh((dp=2, cp=2, tp=2), stride=(4, 2, 1), aliases=(dp_cp=4))
-template <auto L, class Names>
-std::ostream& operator<<(std::ostream& os, const basic_mesh<L, Names>& m) {
-  using M = basic_mesh<L, Names>;
-  os << "mesh((";
-  for (int d = 0; d < M::ndim; ++d) {
-    if (d) os << ", ";
-    detail::write_dim(os, m, d, false);
-  }
-  os << (M::ndim == 1 ? ",), stride=(" : "), stride=(");
-  for (int d = 0; d < M::ndim; ++d) {
-    if (d) os << ", ";
-    detail::write_dim(os, m, d, true);
-  }
-  os << (M::ndim == 1 ? ",)" : ")");
-  if (M::ndim_with_aliases > M::ndim) {
-    os << ", aliases=(";
-    for (int d = M::ndim; d < M::ndim_with_aliases; ++d) {
-      if (d > M::ndim) os << ", ";
-      detail::write_dim(os, m, d, false);
-    }
-    os << ')';
-  }
-  return os << ')';
-}
-
-/// The mesh's repr as a string.
+/// The mesh's repr: mesh((dp=2, cp=2, tp=2), stride=(4, 2, 1)); a flattened dim's stride
+/// lists its parts, aliases follow: mesh((dp=2, cp=2, tp=2), stride=(4, 2, 1), aliases=(dp_cp=4))
 template <auto L, class Names>
 std::string to_string(const basic_mesh<L, Names>& m) {
-  std::ostringstream os;
-  os << m;
-  return os.str();
+  using M = basic_mesh<L, Names>;
+  std::string s = "mesh((";
+  for (int d = 0; d < M::ndim; ++d) {
+    if (d) s += ", ";
+    detail::write_dim(s, m, d, false);
+  }
+  s += M::ndim == 1 ? ",), stride=(" : "), stride=(";
+  for (int d = 0; d < M::ndim; ++d) {
+    if (d) s += ", ";
+    detail::write_dim(s, m, d, true);
+  }
+  s += M::ndim == 1 ? ",)" : ")";
+  if (M::ndim_with_aliases > M::ndim) {
+    s += ", aliases=(";
+    for (int d = M::ndim; d < M::ndim_with_aliases; ++d) {
+      if (d > M::ndim) s += ", ";
+      detail::write_dim(s, m, d, false);
+    }
+    s += ')';
+  }
+  s += ')';
+  return s;
+}
+
+/// Streams the mesh's repr (to_string(m)).
+template <class Char, class Traits, auto L, class Names>
+std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& os, const basic_mesh<L, Names>& m) {
+  return os << to_string(m);
 }
 
 /// The rank table of the (sub)mesh containing rank `member`: one row per rank in row-major
@@ -71,19 +78,30 @@ std::string to_string(const basic_mesh<L, Names>& m) {
 template <auto L, class Names>
 std::string rank_table(const basic_mesh<L, Names>& m, int member = 0) {
   using M = basic_mesh<L, Names>;
-  std::ostringstream os;
-  os << '|';
-  for (int d = 0; d < M::ndim; ++d) os << ' ' << M::name(d) << " (dim " << d << ") |";
-  os << " global rank |\n|";
-  for (int d = 0; d <= M::ndim; ++d) os << " --- |";
-  os << '\n';
+  std::string s = "|";
+  for (int d = 0; d < M::ndim; ++d) {
+    s += ' ';
+    s += M::name(d);
+    s += " (dim ";
+    s += std::to_string(d);
+    s += ") |";
+  }
+  s += " global rank |\n|";
+  for (int d = 0; d <= M::ndim; ++d) s += " --- |";
+  s += '\n';
   for (int r : m.group(member)) {
     const auto c = m.coordinate(r);
-    os << '|';
-    for (int d = 0; d < M::ndim; ++d) os << ' ' << c[d] << " |";
-    os << ' ' << r << " |\n";
+    s += '|';
+    for (int d = 0; d < M::ndim; ++d) {
+      s += ' ';
+      s += std::to_string(c[d]);
+      s += " |";
+    }
+    s += ' ';
+    s += std::to_string(r);
+    s += " |\n";
   }
-  return os.str();
+  return s;
 }
 
 /// Every group of dims Ns... within the (sub)mesh containing `member`, in order of their
@@ -102,16 +120,18 @@ std::vector<std::vector<int>> all_groups(const basic_mesh<L, Names>& m, int memb
 /// all_groups as text: "tp: [0, 1, 2, 3] [4, 5, 6, 7]".
 template <fixed_string... Ns, auto L, class Names>
 std::string group_table(const basic_mesh<L, Names>& m, int member = 0) {
-  std::ostringstream os;
-  const char* sep = "";
-  ((os << sep << Ns.view(), sep = "+"), ...);
-  os << ':';
+  std::string s;
+  ((s += s.empty() ? "" : "+", s += Ns.view()), ...);
+  s += ':';
   for (const auto& g : all_groups<Ns...>(m, member)) {
-    os << " [";
-    for (std::size_t i = 0; i < g.size(); ++i) os << (i ? ", " : "") << g[i];
-    os << ']';
+    s += " [";
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      if (i) s += ", ";
+      s += std::to_string(g[i]);
+    }
+    s += ']';
   }
-  return os.str();
+  return s;
 }
 
 }  // namespace devmesh
