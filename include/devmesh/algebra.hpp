@@ -106,9 +106,20 @@ constexpr exact<D, M, Slots> make_exact(const draft<DD, DM, DS>& in) {
   return out;
 }
 
-/// The exact form of a draft value.
-template <auto Draft>
-inline constexpr auto exact_of = make_exact<Draft.nd, Draft.nm, Draft.slots>(Draft);
+/// An operation's result, computed once per operation type (Op::draft() returns its draft).
+/// Keyed by a type, not by the draft value: a large value as a template argument would be
+/// compared and mangled at every use.
+template <class Op>
+struct derivation {
+  static constexpr auto draft = Op::draft();
+  static constexpr auto exact = make_exact<draft.nd, draft.nm, draft.slots>(draft);
+  /// True if every slot is an input (slice, flatten): the values are copies, no recipe.
+  static constexpr bool copies_only = [] {
+    for (int k = 0; k < draft.slots; ++k)
+      if (draft.op[k] != input) return false;
+    return true;
+  }();
+};
 
 // ---- the operations ---------------------------------------------------------------------
 

@@ -11,6 +11,7 @@
 #include <climits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "algebra.hpp"
@@ -48,29 +49,23 @@ template <>
 struct mesh_values<0> {};
 
 /// The names of a derived mesh: dim j keeps its parent's name (source >= 0) or takes the
-/// k-th new name (source == -(k+1)).
-template <auto Exact, class OldNames, class NewNames, class Seq>
+/// k-th new name (source == -(k+1)). (A void sentinel keeps name_at's index valid when the
+/// operation adds no name.)
+template <class Op, class OldNames, class NewNames, class Seq>
 struct derive_names;
-template <auto Exact, class... Old, class... New, std::size_t... J>
-struct derive_names<Exact, names<Old...>, names<New...>, std::index_sequence<J...>> {
-  template <int j>
-  static constexpr auto pick() {
-    constexpr int s = Exact.source[j];
-    if constexpr (s >= 0)
-      return name_at<s, Old...>{};
-    else
-      return name_at<-s - 1, New...>{};
-  }
-  using type = names<decltype(pick<static_cast<int>(J)>())...>;
+template <class Op, class... Old, class... New, std::size_t... J>
+struct derive_names<Op, names<Old...>, names<New...>, std::index_sequence<J...>> {
+  template <int s>
+  using pick = std::conditional_t<(s >= 0), name_at<(s >= 0 ? s : 0), Old...>, name_at<(s < 0 ? -s - 1 : 0), New..., void>>;
+  using type = names<pick<derivation<Op>::exact.source[J]>...>;
 };
 
-/// The mesh type a draft value describes, with the names of its new dims.
-template <auto Draft, class OldNames, class NewNames>
+/// The mesh type an operation's result describes, with the names of its new dims.
+template <class Op, class OldNames, class NewNames>
 struct derived_mesh {
-  static constexpr auto exact = exact_of<Draft>;
-  using names_type = typename derive_names<exact, OldNames, NewNames,
-                                           std::make_index_sequence<decltype(exact.value)::ndims>>::type;
-  using type = basic_mesh<exact.value, names_type>;
+  static constexpr auto layout = derivation<Op>::exact.value;
+  using names_type = typename derive_names<Op, OldNames, NewNames, std::make_index_sequence<layout.ndims>>::type;
+  using type = basic_mesh<layout, names_type>;
 };
 
 }  // namespace detail
@@ -251,8 +246,7 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
     } else if constexpr (!checks::template selection<Ns...>::ok) {
       return *this;  // a diagnostic has fired; a harmless fallback, no cascade
     } else {
-      constexpr int sel[] = {index<Ns>...};
-      return derive<detail::slice<L.ndynamic>(L, sel), names<>>();
+      return derive<slice_op<Ns...>, names<>>();
     }
   }
   /// One dim as a 1-D submesh: m["tp"_dim] is m.slice<"tp">().
@@ -271,12 +265,11 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
     if constexpr (!checks::template check_new_name<Alias>()) {
       return *this;  // a diagnostic has fired; a harmless fallback, no cascade
     } else if constexpr (sizeof...(Ns) == 0) {
-      return derive<detail::flatten_all<L.ndynamic>(L), names<name_t<Alias>>>();
+      return derive<flatten_all_op, names<name_t<Alias>>>();
     } else if constexpr (!checks::template check_flatten<Alias, Ns...>()) {
       return *this;
     } else {
-      constexpr int sel[] = {index<Ns>...};
-      return derive<detail::flatten_alias<L.ndynamic>(L, sel), names<name_t<Alias>>>();
+      return derive<flatten_op<Ns...>, names<name_t<Alias>>>();
     }
   }
   /// Splits dim N into the given dims (PyTorch _unflatten), in its place. The product of
@@ -286,13 +279,12 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
     if constexpr (!checks::template check_unflatten<N, New...>()) {
       return *this;  // a diagnostic has fired; a harmless fallback, no cascade
     } else {
-      constexpr int sizes[] = {New::size...};
-      constexpr auto cut = detail::unflatten<L.ndynamic>(L, index<N>, sizes);
-      if constexpr (!checks::template check_cut<N, cut.error_dim, sizes[cut.error_dim < 0 ? 0 : cut.error_dim]>()) {
+      using op = unflatten_op<N, New...>;
+      if constexpr (!checks::template check_cut<N, op::cut.error_dim, op::sizes[op::cut.error_dim < 0 ? 0 : op::cut.error_dim]>()) {
         return *this;  // a diagnostic has fired
       } else {
-        check_unflatten_sizes(index<N>, sizes);  // devmesh: the new sizes do not multiply to the dim's size
-        return derive<cut.value, names<typename New::name_type...>>();
+        check_unflatten_sizes(index<N>, op::sizes);  // devmesh: the new sizes do not multiply to the dim's size
+        return derive<op, names<typename New::name_type...>>();
       }
     }
   }
@@ -308,51 +300,74 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
     else
       return v > 0 ? v : this->values_base::v[-1 - v];
   }
-  /// The run-time values of the mesh a draft describes: draft slot k is inputs[k] (the
-  /// inputs come first) or the product or quotient of two earlier slots; Exact.from picks
-  /// the slots. Unrolled at compile time: straight-line code, no loop over constant tables.
-  template <auto Draft, auto Exact>
-  DEVMESH_HOST_DEVICE static constexpr detail::mesh_values<Exact.value.ndynamic> evaluate(const int* inputs) {
-    detail::mesh_values<Exact.value.ndynamic> out{};
-    if constexpr (Exact.value.ndynamic > 0) {
-      int slot[Draft.slots > 0 ? Draft.slots : 1]{};
-      evaluate_slots<Draft>(slot, inputs, std::make_integer_sequence<int, Draft.slots>{});
-      pick_slots<Exact>(out, slot, std::make_integer_sequence<int, Exact.value.ndynamic>{});
+  // The operations, as types (see detail::derivation): each computes its draft once.
+  template <fixed_string... Ns>
+  struct slice_op {
+    static constexpr auto draft() {
+      constexpr int sel[] = {index<Ns>...};
+      return detail::slice<L.ndynamic>(L, sel);
+    }
+  };
+  template <fixed_string... Ns>
+  struct flatten_op {
+    static constexpr auto draft() {
+      constexpr int sel[] = {index<Ns>...};
+      return detail::flatten_alias<L.ndynamic>(L, sel);
+    }
+  };
+  struct flatten_all_op {
+    static constexpr auto draft() { return detail::flatten_all<L.ndynamic>(L); }
+  };
+  template <fixed_string N, class... New>
+  struct unflatten_op {
+    static constexpr int sizes[] = {New::size...};
+    static constexpr auto cut = detail::unflatten<L.ndynamic>(L, index<N>, sizes);
+    static constexpr auto draft() { return cut.value; }
+  };
+
+  /// The run-time values of the mesh an operation's draft describes: draft slot k is
+  /// inputs[k] (the inputs come first) or the product or quotient of two earlier slots;
+  /// exact.from picks the slots. Unrolled at compile time: straight-line code.
+  template <class Op>
+  DEVMESH_HOST_DEVICE static constexpr auto evaluate(const int* inputs) {
+    constexpr auto e = detail::derivation<Op>::exact;  // local copies: device code cannot read the statics
+    constexpr int slots = detail::derivation<Op>::draft.slots;
+    detail::mesh_values<e.value.ndynamic> out{};
+    if constexpr (e.value.ndynamic > 0 && detail::derivation<Op>::copies_only) {
+      for (int j = 0; j < e.value.ndynamic; ++j) out.v[j] = inputs[e.from[j]];
+    } else if constexpr (e.value.ndynamic > 0) {
+      int slot[slots > 0 ? slots : 1]{};
+      evaluate_slots<Op>(slot, inputs, std::make_integer_sequence<int, slots>{});
+      for (int j = 0; j < e.value.ndynamic; ++j) out.v[j] = slot[e.from[j]];
     }
     return out;
   }
-  template <auto Draft, int... K>
+  template <class Op, int... K>
   DEVMESH_HOST_DEVICE static constexpr void evaluate_slots(int* slot, const int* inputs, std::integer_sequence<int, K...>) {
-    ((slot[K] = evaluate_slot<Draft, K>(slot, inputs)), ...);
+    ((slot[K] = evaluate_slot<Op, K>(slot, inputs)), ...);
   }
-  template <auto Draft, int K>
+  template <class Op, int K>
   DEVMESH_HOST_DEVICE static constexpr int evaluate_slot(const int* slot, const int* inputs) {
-    if constexpr (Draft.op[K] == detail::input) {
+    constexpr int op = detail::derivation<Op>::draft.op[K];
+    if constexpr (op == detail::input) {
       return inputs[K];
     } else {
-      constexpr int a = Draft.arg_a[K], b = Draft.arg_b[K];
+      constexpr int a = detail::derivation<Op>::draft.arg_a[K], b = detail::derivation<Op>::draft.arg_b[K];
       const int x = a > 0 ? a : slot[-1 - a];  // a recipe's arguments are static or earlier slots
       const int y = b > 0 ? b : slot[-1 - b];
-      return Draft.op[K] == detail::times ? x * y : x / y;
+      return op == detail::times ? x * y : x / y;
     }
   }
-  template <auto Exact, int... J>
-  DEVMESH_HOST_DEVICE static constexpr void pick_slots(detail::mesh_values<Exact.value.ndynamic>& out, const int* slot,
-                                                       std::integer_sequence<int, J...>) {
-    ((out.v[J] = slot[Exact.from[J]]), ...);
-  }
-  /// The mesh a draft of this mesh's layout describes (its inputs are this mesh's values).
-  template <auto Draft, class NewNames>
+  /// The mesh an operation on this mesh's layout gives (its inputs are this mesh's values).
+  template <class Op, class NewNames>
   DEVMESH_HOST_DEVICE constexpr auto derive() const {
-    using D = detail::derived_mesh<Draft, Names, NewNames>;
-    using result = typename D::type;
-    if constexpr (result::is_static) {
+    using result = typename detail::derived_mesh<Op, Names, NewNames>::type;
+    if constexpr (result::is_static)
       return result{};
-    } else if constexpr (is_static) {
-      return result(evaluate<Draft, D::exact>(nullptr));
-    } else {
-      return result(evaluate<Draft, D::exact>(this->values_base::v));
-    }
+    else if constexpr (is_static)
+      return result(evaluate<Op>(nullptr));
+    else
+      return result(evaluate<Op>(this->values_base::v));
   }
   /// Throws unless the new sizes multiply to dim d's size (a dynamic one divides it).
   template <int K>

@@ -86,23 +86,26 @@ constexpr bool check_root() {
   return true;  // the diagnostic (if any) has fired: a second, plain assertion would only add noise
 }
 
-/// The root layout's draft: one mode per dim. After a diagnostic on the sizes (not
-/// positive, overflowing) or the dims (none), a placeholder of size-1 dims: no cascade.
+/// The root layout as an operation (detail::derivation): one mode per dim. After a
+/// diagnostic on the sizes (not positive, overflowing) or the dims (none), a placeholder of
+/// size-1 dims: no cascade.
 template <class... Dims>
-inline constexpr auto root_draft = [] {
-  if constexpr (sizeof...(Dims) == 0) {
-    return root<1>({1});
-  } else {
-    int sizes[] = {Dims::size...};
-    const bool fits = saturating_product(sizes, sizeof...(Dims)) <= INT_MAX;
-    for (int& s : sizes)
-      if (!fits || (s <= 0 && s != dynamic_size)) s = 1;
-    return root(sizes);
+struct root_op {
+  static constexpr auto draft() {
+    if constexpr (sizeof...(Dims) == 0) {
+      return root<1>({1});
+    } else {
+      int sizes[] = {Dims::size...};
+      const bool fits = saturating_product(sizes, sizeof...(Dims)) <= INT_MAX;
+      for (int& s : sizes)
+        if (!fits || (s <= 0 && s != dynamic_size)) s = 1;
+      return root(sizes);
+    }
   }
-}();
+};
 
 template <class... Dims>
-using root_base = basic_mesh<exact_of<root_draft<Dims...>>.value, names<typename Dims::name_type...>>;
+using root_base = basic_mesh<derivation<root_op<Dims...>>::exact.value, names<typename Dims::name_type...>>;
 
 /// The names of the dynamic dims among Dims, as dims<...> (for diagnostics).
 template <class Acc, class... Dims>
@@ -181,8 +184,7 @@ class mesh : public detail::root_base<Dims...> {
     int inputs[sizeof...(Dims)]{};
     for (int i = 0, k = 0; i < base::ndim; ++i)
       if (static_sizes[i] == dynamic_size) inputs[k++] = sizes[i];
-    constexpr auto& draft = detail::root_draft<Dims...>;
-    return base(base::template evaluate<draft, detail::exact_of<draft>>(inputs));
+    return base(base::template evaluate<detail::root_op<Dims...>>(inputs));
   }
   template <class... I>
   static constexpr base make(I... given) {
