@@ -76,6 +76,24 @@ constexpr auto cut = mesh42{}.flatten<"xy">().unflatten<"xy", dm::dim<"hi", 2>, 
 static_assert(std::ranges::equal(cut.group<"lo">(0), std::array{0, 1, 2, 3}));
 static_assert(std::ranges::equal(cut.group<"hi">(1), std::array{1, 5}));
 
+// A type is its names and layout, not its history (issue 10).
+using mesh24 = dm::mesh<dm::dim<"dp", 2>, dm::dim<"tp", 4>>;
+using root24 = mesh24::basic_mesh;
+static_assert(std::is_same_v<decltype(mesh24{}.slice<"dp", "tp">()), root24>);
+static_assert(std::is_same_v<decltype(mesh24{}.slice<"dp", "tp">().slice<"dp", "tp">()), root24>);
+static_assert(std::is_same_v<decltype(mesh24{}.slice<"tp">()), decltype(mesh24{}.slice<"tp", "dp">().slice<"tp">())>);
+// ... also with dynamic sizes: the same slots, renumbered the same way.
+using dyn24 = dm::mesh<dm::dim<"dp">, dm::dim<"tp", 4>>;
+static_assert(std::is_same_v<decltype(dyn24(2).slice<"dp", "tp">()), dyn24::basic_mesh>);
+static_assert(std::is_same_v<decltype(dyn24(2).slice<"tp">()), decltype(dyn24(2).slice<"tp", "dp">().slice<"tp">())>);
+// An unflatten undone by a flatten into the old name is the old layout plus the new dims'
+// names as aliases: not the same type (the names differ), but the same layout value.
+constexpr auto round_trip = mesh24{}.unflatten<"tp", dm::dim<"a", 2>, dm::dim<"b", 2>>().flatten<"tp", "a", "b">();
+static_assert(decltype(round_trip)::layout.nprimary == 3 && round_trip.group<"tp">(5).size() == 4);
+static_assert(std::ranges::equal(round_trip.group<"tp">(5), mesh24{}.group<"tp">(5)));
+// Different layouts stay different types even when their sizes agree.
+static_assert(!std::is_same_v<decltype(mesh24{}.slice<"tp", "dp">()), root24>);
+
 }  // namespace
 
 #if defined(__CUDACC__)
