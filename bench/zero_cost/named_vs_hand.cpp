@@ -2,8 +2,11 @@
 // and hand_<x> (the arithmetic written by hand), that must compile to the same code at -O2.
 // compare_asm.py compiles this file with and without DEVMESH_NO_RANK_CHECKS and compares
 // each pair's assembly. With rank checks on, the hand-written side checks the same range
-// and calls its own out-of-line error function, as a careful hand-written version would.
+// and calls its own out-of-line error function (defined in the TU, as in a header-only
+// library), as a careful hand-written version would.
 #include <array>
+#include <stdexcept>
+#include <string>
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;
@@ -24,9 +27,12 @@ struct hand_mesh {
 #if defined(DEVMESH_NO_RANK_CHECKS)
 #define HAND_CHECK(r, n) (void)0
 #else
-[[noreturn]] void hand_rank_error(int r, int n);  // out of line (defined by the driver below); says the range
+// A header-only library's error function, as devmesh's: defined here, kept out of line.
+[[noreturn, gnu::noinline]] inline void rank_error_by_hand(int r, int n) {
+  throw std::out_of_range("rank " + std::to_string(r) + " is not in [0, " + std::to_string(n) + ")");
+}
 #define HAND_CHECK(r, n) \
-  if ((r) < 0 || (r) >= (n)) hand_rank_error(r, n)
+  if ((r) < 0 || (r) >= (n)) rank_error_by_hand(r, n)
 #endif
 
 // ---- static mesh (2, 2, 2): sizes and strides are constants ------------------------------
@@ -87,10 +93,6 @@ dm::split_args hand_dynamic_comm_split_tp(const hand_mesh& m, int r) {
 // through volatile pointers (so no call is inlined into the driver).
 #include <cstdio>
 #include <cstdlib>
-[[noreturn]] void hand_rank_error(int r, int n) {
-  std::fprintf(stderr, "rank %d is not in [0, %d)\n", r, n);
-  std::abort();
-}
 template <class F, class... A>
 void repeat(F* f, A... a) {
   F* volatile call = f;

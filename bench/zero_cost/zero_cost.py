@@ -47,6 +47,7 @@ def normalise(body):
         s = re.sub(r"\.L\w+", lambda m: labels.setdefault(m.group(0), f".L{len(labels)}"), s)
         s = re.sub(r"^(call\w*|jmp\w*)\s+(?!\.L).*", r"\1 <function>", s)  # named calls, tail calls
         s = re.sub(r"\s*#.*$", "", s)  # clang's trailing comments
+        s = re.sub(r"^.*(\[clone \.\w+\]):$", r"<function> \1:", s)  # g++'s split-off cold part
         s = re.sub(r"\s+", " ", s)
         out.append(s)
     return out

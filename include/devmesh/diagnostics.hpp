@@ -260,14 +260,14 @@ struct message {
 
 // The messages of the layout queries' run-time errors, built once here rather than in every
 // mesh type's members, which only forward.
-[[noreturn]] inline void throw_rank_error(int r, int n) {
+[[noreturn, gnu::noinline]] inline void throw_rank_error(int r, int n) {
   throw_mesh_error(message() << DEVMESH_MSG_RANK_RANGE ": rank " << r << " is not in [0, " << n << ")");
 }
-[[noreturn]] inline void throw_coordinate_error(std::string_view dim, int c, int n) {
+[[noreturn, gnu::noinline]] inline void throw_coordinate_error(std::string_view dim, int c, int n) {
   throw_mesh_error(message() << DEVMESH_MSG_COORD_RANGE ": coordinate " << c << " along dim '" << dim
                              << "' is not in [0, " << n << ")");
 }
-[[noreturn]] inline void throw_dim_index_error(int d, int n) {
+[[noreturn, gnu::noinline]] inline void throw_dim_index_error(int d, int n) {
   throw_mesh_error(message() << "devmesh: dim index " << d << " is not in [0, " << n << ")");
 }
 [[noreturn]] inline void throw_unflatten_error(std::string_view dim, int whole, long long known, bool inferred) {
