@@ -145,16 +145,18 @@ constexpr draft<N, N, 2 * N + 1> root(const int (&sizes)[N]) {
   return r;
 }
 
+/// Two dims, by index ({-1, -1}: none).
+struct dim_pair {
+  int first, second;
+};
+
 /// The first two dims of `sel` that share a mode, or {-1, -1}.
 template <int D, int M, int K>
-constexpr auto first_overlap(const layout<D, M>& in, const int (&sel)[K]) {
-  struct pair {
-    int first, second;
-  };
+constexpr dim_pair first_overlap(const layout<D, M>& in, const int (&sel)[K]) {
   for (int i = 0; i < K; ++i)
     for (int j = 0; j < i; ++j)
-      if (in.overlap(sel[j], sel[i])) return pair{sel[j], sel[i]};
-  return pair{-1, -1};
+      if (in.overlap(sel[j], sel[i])) return {sel[j], sel[i]};
+  return {-1, -1};
 }
 
 /// True if every mode of dim e of `in` is also a mode of a dim of `sel`.

@@ -49,15 +49,15 @@ template <>
 struct mesh_values<0> {};
 
 /// The names of a derived mesh: dim j keeps its parent's name (source >= 0) or takes the
-/// k-th new name (source == -(k+1)). (A void sentinel keeps name_at's index valid when the
-/// operation adds no name.)
+/// k-th new name (source == -(k+1)), i.e. entry nold + k of the parent's names followed by
+/// the new ones: one indexed list, one lookup per dim.
 template <class Op, class OldNames, class NewNames, class Seq>
 struct derive_names;
 template <class Op, class... Old, class... New, std::size_t... J>
 struct derive_names<Op, names<Old...>, names<New...>, std::index_sequence<J...>> {
-  template <int s>
-  using pick = std::conditional_t<(s >= 0), name_at<(s >= 0 ? s : 0), Old...>, name_at<(s < 0 ? -s - 1 : 0), New..., void>>;
-  using type = names<pick<derivation<Op>::exact.source[J]>...>;
+  static constexpr int entry(int s) { return s >= 0 ? s : static_cast<int>(sizeof...(Old)) - 1 - s; }
+  using all = name_list<std::index_sequence_for<Old..., New...>, Old..., New...>;
+  using type = names<typename decltype(pick<entry(derivation<Op>::exact.source[J])>(all{}))::type...>;
 };
 
 /// The mesh type an operation's result describes, with the names of its new dims.
@@ -92,7 +92,7 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
   /// Number of dims including aliases.
   static constexpr int ndim_with_aliases = L.ndims;
   /// True if every size is static: the object is empty and every query is constexpr.
-  static constexpr bool is_static = L.ndynamic == 0;
+  static constexpr bool is_static = L.is_static();
 
   /// A fully static mesh: an empty object (dynamic meshes take their sizes, see mesh).
   DEVMESH_HOST_DEVICE constexpr basic_mesh()
@@ -260,9 +260,13 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
   /// This mesh plus an alias dim `Alias` flattening dims Ns... (adjacent or not, in the
   /// given order): usable wherever a dim name is. With no Ns, the whole mesh becomes one
   /// dim named Alias (PyTorch's _flatten); its former dims stay reachable as aliases.
-  template <fixed_string Alias, fixed_string... Ns>
+  /// With no Alias either, the name is PyTorch's default: the dims' names joined by '_'.
+  /// As in PyTorch, a 1-D mesh flattened into its own dim's name is itself.
+  template <fixed_string Alias = detail::default_flatten_name<Names, ndim>, fixed_string... Ns>
   DEVMESH_HOST_DEVICE constexpr auto flatten() const {
-    if constexpr (!checks::template check_new_name<Alias>()) {
+    if constexpr (sizeof...(Ns) == 0 && ndim == 1 && std::is_same_v<name_t<Alias>, detail::name_of<Names, 0>>) {
+      return *this;
+    } else if constexpr (!checks::template check_new_name<Alias>()) {
       return *this;  // a diagnostic has fired; a harmless fallback, no cascade
     } else if constexpr (sizeof...(Ns) == 0) {
       return derive<flatten_all_op, names<name_t<Alias>>>();
@@ -470,7 +474,54 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
   }
 };
 
+/// Two meshes are equal when they have the same dims (names, aliases included, in order),
+/// the same root size and, for every dim, the same coalesced layout: the same groups in the
+/// same order, whatever the types say (a static and a dynamic mesh of equal sizes are
+/// equal). PyTorch compares the layouts' modes as written; devmesh compares them as
+/// functions (docs/concepts.md, "Equality and hashing").
+template <auto L1, class N1, auto L2, class N2>
+DEVMESH_HOST_DEVICE constexpr bool operator==(const basic_mesh<L1, N1>& a, const basic_mesh<L2, N2>& b) {
+  if constexpr (!std::is_same_v<N1, N2> || L1.nprimary != L2.nprimary) {
+    return false;
+  } else {
+    if (a.root_size() != b.root_size()) return false;
+    for (int d = 0; d < L1.ndims; ++d)
+      if (!(a.dim_layout(d).coalesce() == b.dim_layout(d).coalesce())) return false;
+    return true;
+  }
+}
+
+namespace detail {
+/// A hash of what operator== compares (names, root size, coalesced layouts), FNV-1a style.
+template <auto L, class Names>
+std::size_t hash_mesh(const basic_mesh<L, Names>& m) {
+  std::size_t h = 14695981039346656037ULL;
+  const auto mix = [&h](std::size_t v) { h = (h ^ v) * 1099511628211ULL; };
+  mix(static_cast<std::size_t>(L.nprimary));
+  mix(static_cast<std::size_t>(m.root_size()));
+  for (int d = 0; d < L.ndims; ++d) {
+    mix(std::hash<std::string_view>{}(Names::views[d]));
+    const auto c = m.dim_layout(d).coalesce();
+    for (int i = 0; i < c.count; ++i) {
+      mix(static_cast<std::size_t>(c.shape[i]));
+      mix(static_cast<std::size_t>(c.stride[i]));
+    }
+    mix(0x9e3779b9U);  // a dim boundary
+  }
+  return h;
+}
+}  // namespace detail
+
 }  // namespace devmesh
+
+namespace std {
+/// Meshes as keys of unordered containers: equal meshes (operator==) hash alike, across types.
+template <auto L, class Names>
+struct hash<devmesh::basic_mesh<L, Names>> {
+  /// The mesh's hash (devmesh::detail::hash_mesh).
+  std::size_t operator()(const devmesh::basic_mesh<L, Names>& m) const { return devmesh::detail::hash_mesh(m); }
+};
+}  // namespace std
 
 #if defined(DEVMESH_POP_ARRAY_BOUNDS)
 #pragma GCC diagnostic pop

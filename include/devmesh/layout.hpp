@@ -112,13 +112,16 @@ struct dim_layout {
     }
     return offset;
   }
-  /// Same modes, in the same order.
-  DEVMESH_HOST_DEVICE friend constexpr bool operator==(const dim_layout& a, const dim_layout& b) {
-    if (a.count != b.count) return false;
-    for (int i = 0; i < a.count; ++i)
-      if (a.shape[i] != b.shape[i] || a.stride[i] != b.stride[i]) return false;
-    return true;
-  }
 };
+
+/// Same modes, in the same order (the capacities may differ: dims of different meshes).
+/// Coalesce both first to ask whether two dims have the same groups.
+template <int A, int B>
+DEVMESH_HOST_DEVICE constexpr bool operator==(const dim_layout<A>& a, const dim_layout<B>& b) {
+  if (a.count != b.count) return false;
+  for (int i = 0; i < a.count; ++i)
+    if (a.shape[i] != b.shape[i] || a.stride[i] != b.stride[i]) return false;
+  return true;
+}
 
 }  // namespace devmesh

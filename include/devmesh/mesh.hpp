@@ -239,3 +239,9 @@ class mesh : public detail::root_base<Dims...> {
 };
 
 }  // namespace devmesh
+
+namespace std {
+/// A root mesh hashes as its basic_mesh (so equal meshes hash alike, across types).
+template <devmesh::dim_spec... Dims>
+struct hash<devmesh::mesh<Dims...>> : hash<typename devmesh::mesh<Dims...>::basic_mesh> {};
+}  // namespace std

@@ -5,6 +5,7 @@
 #pragma once
 #include <climits>
 
+#include "algebra.hpp"
 #include "diagnostics.hpp"
 #include "dim.hpp"
 #include "fixed_string.hpp"
@@ -36,6 +37,16 @@ constexpr long long saturating_product(const int* sizes, int n) {
   return p;
 }
 
+/// The modes of dims `dims`, concatenated in that order (Count of them).
+template <int Count, int D, int M, int K>
+constexpr mode_array<Count> selected_modes(const layout<D, M>& l, const int (&dims)[K]) {
+  mode_array<Count> r{};
+  int n = 0;
+  for (int k = 0; k < K; ++k)
+    for (int m = l.first[dims[k]]; m < l.first[dims[k] + 1] && n < Count; ++m) r.m[n++] = m;
+  return r;
+}
+
 template <class Names, int I>
 struct name_of_impl;
 template <class... N, int I>
@@ -62,45 +73,40 @@ struct mesh_checks {
   template <fixed_string N>
   static constexpr int index = dim_index<Names, name_t<N>>::check ? dim_index<Names, name_t<N>>::value : 0;
 
+  /// selection's repeat check, run only when Check (the names are known, and more than one).
+  template <bool Check, fixed_string... Ns>
+  static constexpr bool repeat_free() {
+    if constexpr (Check)
+      return check_no_repeat<name_t<Ns>...>();
+    else
+      return true;
+  }
+  /// selection's overlap diagnostic (dims A and B share a mode), if A >= 0.
+  template <int A, int B, fixed_string... Ns>
+  static constexpr bool report_overlap() {
+    if constexpr (A >= 0)
+      require<false, error::dims_overlap<name_of<Names, A>, name_of<Names, B>, requested<name_t<Ns>...>>>();
+    return A < 0;
+  }
+
   /// Dims Ns... as a selection: their modes, concatenated, most significant first. One
-  /// diagnostic per misuse: unknown names first, then repeats, then overlaps.
+  /// diagnostic per misuse: unknown names first, then repeats, then overlaps (one dim, the
+  /// common case, can have neither).
   template <fixed_string... Ns>
   struct selection {
+    static constexpr int ndims = static_cast<int>(sizeof...(Ns));
     static constexpr bool known =
         ((dim_index<Names, name_t<Ns>>::check && dim_index<Names, name_t<Ns>>::found >= 0) && ... && true);
-    static constexpr bool no_repeat = [] {
-      if constexpr (known)
-        return check_no_repeat<name_t<Ns>...>();
-      else
-        return false;
-    }();
-    static constexpr int ndims = static_cast<int>(sizeof...(Ns));
+    static constexpr bool no_repeat = repeat_free<known && (ndims > 1), Ns...>() && known;
     static constexpr int dims[ndims > 0 ? ndims : 1] = {index<Ns>...};
     static constexpr int count = ((L.first[index<Ns> + 1] - L.first[index<Ns>]) + ... + 0);
-    static constexpr mode_array<count> modes = [] {
-      mode_array<count> r{};
-      int n = 0;
-      for (int k = 0; k < ndims; ++k)
-        for (int m = L.first[dims[k]]; m < L.first[dims[k] + 1]; ++m) r.m[n++] = m;
-      return r;
-    }();
+    static constexpr mode_array<count> modes = selected_modes<count>(L, dims);
     // Two requested dims that share a mode: an alias and one of its own dims.
-    static constexpr auto overlap = [] {
-      if constexpr (no_repeat && ndims > 0)
-        return first_overlap(L, dims);
-      else
-        return decltype(first_overlap(L, dims)){-1, -1};
-    }();
-    static constexpr bool disjoint = [] {
-      if constexpr (overlap.first >= 0)
-        require<false, error::dims_overlap<name_of<Names, overlap.first>, name_of<Names, overlap.second>,
-                                           requested<name_t<Ns>...>>>();
-      return overlap.first < 0;
-    }();
+    static constexpr dim_pair overlap = no_repeat && ndims > 1 ? first_overlap(L, dims) : dim_pair{-1, -1};
+    static constexpr bool disjoint = report_overlap<overlap.first, overlap.second, Ns...>();
     /// All checks passed; otherwise a diagnostic has fired and callers return a fallback.
     static constexpr bool ok = sizeof...(Ns) > 0 && known && no_repeat && disjoint;
   };
-
   /// Fires the diagnostic for an empty selection (the others fire inside selection<>).
   template <fixed_string... Ns>
   static constexpr void check_selection() {

@@ -72,6 +72,27 @@ indexed<I, T> pick(const indexed<I, T>&);
 template <int I, class... N>
 using name_at = typename decltype(pick<I>(name_list<std::index_sequence_for<N...>, N...>{}))::type;
 
+/// The first K names of N... joined by '_' ("dp_cp"): PyTorch's default _flatten name.
+template <int K, class... N>
+constexpr auto joined_names(names<N...>) {
+  constexpr std::string_view views[] = {N::view..., {}};
+  constexpr std::size_t length = [&] {
+    std::size_t n = K > 1 ? K - 1 : 0;
+    for (int i = 0; i < K; ++i) n += views[i].size();
+    return n;
+  }();
+  char text[length + 1]{};
+  std::size_t at = 0;
+  for (int i = 0; i < K; ++i) {
+    if (i > 0) text[at++] = '_';
+    for (char c : views[i]) text[at++] = c;
+  }
+  return fixed_string<length + 1>(text);
+}
+/// joined_names as a constant (a variable template: computed only when a default flatten asks).
+template <class Names, int K>
+inline constexpr auto default_flatten_name = joined_names<K>(Names{});
+
 template <class Names>
 struct as_existing;
 template <class... N>

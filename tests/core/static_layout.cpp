@@ -60,6 +60,16 @@ static_assert(decltype(f1)::ndim == 1 && f1.size() == 4);
 static_assert(std::ranges::equal(f1.group(1), std::array{1, 3, 5, 7}));
 static_assert(std::ranges::equal(f1.group<"dp">(1), std::array{1, 5}));
 
+// PyTorch's default flatten name: the dims' names joined by '_'; and, as in PyTorch, a
+// 1-D mesh flattened into its own name is itself.
+constexpr auto f_default = s.flatten();
+static_assert(decltype(f_default)::ndim == 1 && decltype(f_default)::name(0) == "dp_cp");
+static_assert(std::ranges::equal(f_default.group(1), f1.group(1)));
+static_assert(decltype(m.flatten<>())::name(0) == "dp_cp_tp");
+static_assert(std::is_same_v<decltype(tp.flatten()), std::remove_const_t<decltype(tp)>>);
+static_assert(std::is_same_v<decltype(tp.flatten<"tp">()), std::remove_const_t<decltype(tp)>>);
+static_assert(decltype(tp.flatten<"tp2">())::name(0) == "tp2");
+
 // Unflatten.
 using mesh2d = dm::mesh<dm::dim<"dp", 4>, dm::dim<"tp", 2>>;
 constexpr auto u = mesh2d{}.unflatten<"dp", dm::dim<"dp_rep", 2>, dm::dim<"dp_shard", 2>>();
@@ -91,6 +101,20 @@ static_assert(std::is_same_v<decltype(dyn24(2).slice<"tp">()), decltype(dyn24(2)
 constexpr auto round_trip = mesh24{}.unflatten<"tp", dm::dim<"a", 2>, dm::dim<"b", 2>>().flatten<"tp", "a", "b">();
 static_assert(decltype(round_trip)::layout.nprimary == 3 && round_trip.group<"tp">(5).size() == 4);
 static_assert(std::ranges::equal(round_trip.group<"tp">(5), mesh24{}.group<"tp">(5)));
+// Each dim's layout is CuTe's (shape : stride) over the root's ranks. The round trip's "tp"
+// has two modes, (2:2, 2:1); coalesce merges them into mesh24's (4:1): the same groups.
+constexpr auto rt_tp = round_trip.dim_layout(round_trip.dim_index<"tp">());
+static_assert(rt_tp.count == 2 && rt_tp.shape[0] == 2 && rt_tp.stride[0] == 2 && rt_tp.stride[1] == 1);
+static_assert(!(rt_tp == mesh24{}.dim_layout(1)) && rt_tp.coalesce() == mesh24{}.dim_layout(1));
+static_assert(rt_tp.coalesce().count == 1 && rt_tp.coalesce().shape[0] == 4);
+// (dp, tp) of a 2x2x2 mesh is (2:4, 2:1): not contiguous, coalesce keeps both modes; as a
+// function it maps the i-th member of a group to its offset from the group's first rank.
+constexpr auto dp_tp = dt.dim_layout(dt.dim_index<"dp_tp">());
+static_assert(dp_tp.coalesce() == dp_tp && dp_tp.count == 2);
+static_assert(dp_tp(0) == 0 && dp_tp(1) == 1 && dp_tp(2) == 4 && dp_tp(3) == 5);
+// Size-1 modes carry no rank: coalesce drops them.
+constexpr auto with_one = dm::mesh<dm::dim<"a", 1>, dm::dim<"b", 4>>{}.flatten<"ab">().dim_layout(0);
+static_assert(with_one.count == 2 && with_one.coalesce().count == 1 && with_one.coalesce().stride[0] == 1);
 // Different layouts stay different types even when their sizes agree.
 static_assert(!std::is_same_v<decltype(mesh24{}.slice<"tp", "dp">()), root24>);
 
