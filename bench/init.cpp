@@ -1,19 +1,23 @@
 // bench/init.cpp: creating one communicator per mesh dim, four ways, under mpirun -np N.
 //
 //   devmesh        dm::init_device_mesh: MPI_Comm_idup of the world (the mesh's private
-//                  control communicator), one MPI_Comm_split per dim, and its agreement
-//                  steps: all-reduces of an error flag, of the mesh's SHA-256 digest (8
-//                  words) and of each split's outcome. collective_bytes_received is what
-//                  those deliver per rank: constant in the world size (an all-gather would grow)
+//                  control communicator), one MPI_Comm_create_group per dim (collective over
+//                  the dim's group only; its members are known from the layout), and two
+//                  agreement steps over the control communicator: before creating, one
+//                  all-reduce of an error flag and the mesh's SHA-256 digest (9 words); after,
+//                  one all-reduce of every creation's outcome (a word per dim).
+//                  collective_bytes_received is what those deliver per rank: constant in the
+//                  world size (an all-gather would grow)
 //   pytorch        PyTorch's new_group pattern (_init_process_groups without split_group):
 //                  for every dim, materialise the rank tensor, swapdims + reshape, and let
 //                  EVERY rank create EVERY subgroup (MPI_Comm_create is collective over the
 //                  world, as new_group is); keep the one that holds the rank
 //   create_group   the same groups, each created only by its members (MPI_Comm_create_group)
 //   cart           MPI_Cart_create + one MPI_Cart_sub per dim
-//   split_only     devmesh's splits alone (mesh.comm_split(rank, d) + MPI_Comm_split per dim,
+//   split_only     the mesh's splits alone (mesh.comm_split(rank, d) + MPI_Comm_split per dim,
 //                  none for a 1-D mesh over the world), without init_device_mesh's checks:
-//                  shows what those checks cost
+//                  what devmesh cost before it created dims with MPI_Comm_create_group (the
+//                  create_group row is that way without the control communicator and checks)
 //
 // Meshes (products equal N): 3-D (max(N/4,1), min(2,N/2), 2), 2-D (2, N/2), 1-D (N).
 // Output: one JSON object per (mesh, method) on rank 0's stdout; communicator-creating calls

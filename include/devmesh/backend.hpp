@@ -70,6 +70,20 @@ concept communicator = std::movable<C> && requires(C& c, const C& cc, int color,
   { C::group_end() } -> std::same_as<void>;
 };
 
+/// Optional members device_mesh uses when a backend has them (the MPI backend has both):
+///
+///   C split_group(std::span<const int> ranks, const options_type&) const;
+///
+/// a split whose groups the caller already knows, used instead of split(): `ranks` are the
+/// ranks of this communicator in the caller's group, in the new communicator's order (empty:
+/// no group, an invalid C). Collective over the group's members only; every member makes the
+/// same sequence of such calls on one communicator.
+///
+///   template <class F> C duplicate(const deadline&, F&& meanwhile) const;
+///
+/// duplicate(d) that runs meanwhile() once while the duplicate is in flight (device_mesh
+/// describes the mesh there), rethrowing its exception once the duplicate is done.
+
 /// Typed collectives every backend provides, as member templates (checked where used; a
 /// concept cannot quantify over T). T must map to a native datatype at compile time, or the
 /// call is a static_assert naming T. Counts are elements. send == recv means in place.

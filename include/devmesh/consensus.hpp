@@ -10,6 +10,8 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -71,6 +73,24 @@ std::vector<std::string> gather_texts(const Comm& c, std::string_view text, cons
   return out;
 }
 
+/// The failure path of an agreement on `step` that failed somewhere: every rank gathers every
+/// rank's error text and throws a mesh_error naming the failed ranks and the first one's message.
+template <communicator Comm>
+[[noreturn]] void throw_failed(const Comm& c, const std::string& local_error, std::string_view step,
+                               const deadline& d) {
+  const auto texts = gather_texts(c, local_error.empty() ? std::string_view() : std::string_view(local_error), d);
+  std::vector<int> bad;
+  for (std::size_t r = 0; r < texts.size(); ++r)
+    if (!texts[r].empty()) bad.push_back(static_cast<int>(r));
+  if (bad.empty()) bad.push_back(0);  // a failure with an empty message
+  std::string msg = "devmesh: " + std::string(step) + " failed on " + ranks_phrase(bad) + " of " +
+                    std::to_string(c.size()) + "; rank " + std::to_string(bad.front()) + ": " +
+                    texts[static_cast<std::size_t>(bad.front())];
+  if (!local_error.empty() && bad.front() != c.rank())
+    msg += "; this rank (" + std::to_string(c.rank()) + "): " + local_error;
+  throw mesh_error(msg);
+}
+
 /// Collective over `c`: every rank says whether its part of `step` succeeded (an empty
 /// `local_error`). If any failed, every rank throws a mesh_error naming the failed ranks and
 /// the first failure's message, so a failure on some ranks never leaves the others waiting.
@@ -79,18 +99,7 @@ void agree(const Comm& c, const std::string& local_error, std::string_view step,
   bounded_step(step, d, [&] {
     std::uint64_t failed = local_error.empty() ? 0 : 1;
     c.all_reduce_max(&failed, 1, d);
-    if (!failed) return;
-    const auto texts = gather_texts(c, local_error.empty() ? std::string_view() : std::string_view(local_error), d);
-    std::vector<int> bad;
-    for (std::size_t r = 0; r < texts.size(); ++r)
-      if (!texts[r].empty()) bad.push_back(static_cast<int>(r));
-    if (bad.empty()) bad.push_back(0);  // a failure with an empty message
-    std::string msg = "devmesh: " + std::string(step) + " failed on " + ranks_phrase(bad) + " of " +
-                      std::to_string(c.size()) + "; rank " + std::to_string(bad.front()) + ": " +
-                      texts[static_cast<std::size_t>(bad.front())];
-    if (!local_error.empty() && bad.front() != c.rank())
-      msg += "; this rank (" + std::to_string(c.rank()) + "): " + local_error;
-    throw mesh_error(msg);
+    if (failed) throw_failed(c, local_error, step, d);
   });
 }
 
@@ -99,7 +108,59 @@ void agree(const Comm& c, const std::string& local_error, std::string_view step,
 struct descriptor {
   std::string summary;
   std::string details;
+  /// SHA-256 of summary + '\n' + details, once computed (seal()): computed ahead of the
+  /// agreement, e.g. while another step's messages are in flight.
+  std::optional<digest> sealed{};
+
+  /// The digest the ranks compare.
+  digest hash() const { return sealed ? *sealed : sha256(summary + '\n' + details); }
+  /// Computes the digest now, so that the agreement does not.
+  void seal() { sealed = sha256(summary + '\n' + details); }
 };
+
+/// The mismatch path of a descriptor check: every rank gathers every rank's descriptor and
+/// throws a mesh_error listing which ranks have which summary, the odd ones first, then the
+/// details.
+template <communicator Comm>
+[[noreturn]] void throw_mismatch(const Comm& c, const descriptor& mine, std::string_view step, const deadline& d) {
+  const auto summaries = gather_texts(c, mine.summary, d);
+  const auto details = gather_texts(c, mine.details, d);
+  // Ranks grouped by (summary, details), groups in order of their first rank, the
+  // smallest first: they are usually the odd ones out.
+  std::vector<std::pair<std::size_t, std::vector<int>>> groups;
+  for (std::size_t r = 0; r < summaries.size(); ++r) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) {
+      return summaries[g.first] == summaries[r] && details[g.first] == details[r];
+    });
+    if (it == groups.end())
+      groups.push_back({r, {static_cast<int>(r)}});
+    else
+      it->second.push_back(static_cast<int>(r));
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](auto& a, auto& b) { return a.second.size() < b.second.size(); });
+  std::string msg = "devmesh: " + std::string(step) + ": the ranks disagree on the device mesh: ";
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    msg += (g ? "; " : "") + ranks_phrase(groups[g].second) + (groups[g].second.size() == 1 ? " has " : " have ") +
+           summaries[groups[g].first];
+  msg += ". Details: ";
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    msg += (g ? "; " : "") + ranks_phrase(groups[g].second) + ": " + details[groups[g].first];
+  throw mesh_error(msg);
+}
+
+/// The 8 words a descriptor check all-reduces: its SHA-256 digest, then each word's
+/// complement (the maximum of a complement is the complement of the minimum).
+inline constexpr std::size_t digest_words = 8;
+inline void put_digest(std::uint64_t* w, const descriptor& mine) {
+  const digest h = mine.hash();
+  for (int i = 0; i < 4; ++i) w[i] = h[i], w[4 + i] = ~h[i];
+}
+/// After the all-reduce: true when every rank's digest was the same (maximum == minimum).
+inline bool same_digest(const std::uint64_t* w) {
+  bool same = true;
+  for (int i = 0; i < 4; ++i) same = same && w[i] == ~w[4 + i];
+  return same;
+}
 
 /// Collective over `c`: checks that every rank has the same descriptor by comparing
 /// SHA-256 digests (the maximum and the minimum of each word over the ranks, in one
@@ -108,37 +169,41 @@ struct descriptor {
 template <communicator Comm>
 void check_same(const Comm& c, const descriptor& mine, std::string_view step, const deadline& d) {
   bounded_step(step, d, [&] {
-    const std::string all_text = mine.summary + '\n' + mine.details;
-    const digest h = sha256(all_text);
-    std::array<std::uint64_t, 8> w{};
-    for (int i = 0; i < 4; ++i) w[i] = h[i], w[4 + i] = ~h[i];
+    std::array<std::uint64_t, digest_words> w{};
+    put_digest(w.data(), mine);
     c.all_reduce_max(w.data(), w.size(), d);
-    bool same = true;
-    for (int i = 0; i < 4; ++i) same = same && w[i] == ~w[4 + i];
-    if (same) return;
-    const auto summaries = gather_texts(c, mine.summary, d);
-    const auto details = gather_texts(c, mine.details, d);
-    // Ranks grouped by (summary, details), groups in order of their first rank, the
-    // smallest first: they are usually the odd ones out.
-    std::vector<std::pair<std::size_t, std::vector<int>>> groups;
-    for (std::size_t r = 0; r < summaries.size(); ++r) {
-      auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) {
-        return summaries[g.first] == summaries[r] && details[g.first] == details[r];
-      });
-      if (it == groups.end())
-        groups.push_back({r, {static_cast<int>(r)}});
-      else
-        it->second.push_back(static_cast<int>(r));
-    }
-    std::stable_sort(groups.begin(), groups.end(), [](auto& a, auto& b) { return a.second.size() < b.second.size(); });
-    std::string msg = "devmesh: " + std::string(step) + ": the ranks disagree on the device mesh: ";
-    for (std::size_t g = 0; g < groups.size(); ++g)
-      msg += (g ? "; " : "") + ranks_phrase(groups[g].second) + (groups[g].second.size() == 1 ? " has " : " have ") +
-             summaries[groups[g].first];
-    msg += ". Details: ";
-    for (std::size_t g = 0; g < groups.size(); ++g)
-      msg += (g ? "; " : "") + ranks_phrase(groups[g].second) + ": " + details[groups[g].first];
-    throw mesh_error(msg);
+    if (!same_digest(w.data())) throw_mismatch(c, mine, step, d);
+  });
+}
+
+/// One rank's part of a step: its name (as agree's `step`) and "" or why it failed here.
+struct step_outcome {
+  std::string step;
+  std::string error;
+};
+
+/// agree on each of `before`, then check_same of `mine` (when given), then agree on each of
+/// `after`, in that order and with the same messages, as ONE all-reduce over `c` (a flag
+/// per outcome plus the digest): the first check that fails anywhere makes every rank throw
+/// exactly what that check alone would have. `before`, `after` and whether `mine` is given
+/// must be alike on every rank (their errors not); a rank whose part failed before the
+/// descriptor could be made passes an empty one (its flag decides first). `step` names the
+/// descriptor check in its message, and the whole in a time-out's.
+template <communicator Comm>
+void agree_all(const Comm& c, std::string_view step, std::span<const step_outcome> before, const descriptor* mine,
+               std::span<const step_outcome> after, const deadline& d) {
+  bounded_step(step, d, [&] {
+    const std::size_t nd = mine ? digest_words : 0;
+    std::vector<std::uint64_t> w(before.size() + nd + after.size(), 0);
+    for (std::size_t i = 0; i < before.size(); ++i) w[i] = before[i].error.empty() ? 0 : 1;
+    if (mine) put_digest(w.data() + before.size(), *mine);
+    for (std::size_t i = 0; i < after.size(); ++i) w[before.size() + nd + i] = after[i].error.empty() ? 0 : 1;
+    c.all_reduce_max(w.data(), w.size(), d);
+    for (std::size_t i = 0; i < before.size(); ++i)
+      if (w[i]) throw_failed(c, before[i].error, before[i].step, d);
+    if (mine && !same_digest(w.data() + before.size())) throw_mismatch(c, *mine, step, d);
+    for (std::size_t i = 0; i < after.size(); ++i)
+      if (w[before.size() + nd + i]) throw_failed(c, after[i].error, after[i].step, d);
   });
 }
 

@@ -213,11 +213,14 @@ struct mesh_state {
       if (e->name == name && e->key == k) return e.get();
     return nullptr;
   }
-  /// Under share_equal_groups: a communicator with groups k made with equal options.
-  const entry* shareable(const group_key& k, const std::string& opts) const {
+  /// Under share_equal_groups: a communicator with groups k made with equal options, among
+  /// the cached ones and those `made` by the step under way.
+  const entry* shareable(const group_key& k, const std::string& opts,
+                         const std::vector<std::unique_ptr<entry>>& made = {}) const {
     if (!options.share_equal_groups) return nullptr;
-    for (const auto& e : cache)
-      if (e->key == k && e->options == opts) return e.get();
+    for (const auto* list : {&cache, &made})
+      for (const auto& e : *list)
+        if (e->key == k && e->options == opts) return e.get();
     return nullptr;
   }
   std::string options_of(std::string_view name) const {
@@ -225,32 +228,74 @@ struct mesh_state {
     return options_name(o) + "|" + describe_options(o);
   }
 
-  /// Creates the communicator of dim d of m by splitting `parent`; every rank of parent
-  /// takes part and agrees on the outcome (a hook that throws on one rank makes all throw).
+  /// The ranks of `parent` in this rank's group of dim d, in the group's order (empty off
+  /// the mesh). The parents of devmesh's splits (the control communicator, lazy mode's
+  /// members) number their ranks as the world does.
   template <class Layout>
-  const entry& create(const Comm& parent, const Layout& m, int d, std::string_view step, const deadline& dl) {
-    auto e = std::make_unique<entry>();
-    e->name = std::string(Layout::name(d));
-    e->key = group_key_of(m, d);
-    e->options = options_of(e->name);
-    if (const entry* same = shareable(e->key, e->options)) {
-      e->comm = same->comm;
-    } else {
-      std::string error;
-      try {
+  std::vector<int> group_ranks(const Layout& m, int d) const {
+    std::vector<int> ranks;
+    if (!is_member()) return ranks;
+    const split_args sa = m.comm_split(world_rank, d);
+    const auto group = m.dim_layout(d);
+    for (int i = 0; i < m.dim_size(d); ++i) ranks.push_back(sa.color + group(i));
+    return ranks;
+  }
+
+  /// This rank's part of creating dim d's communicator from `parent`: a split, or where the
+  /// backend has one, a split whose groups are given (MPI: MPI_Comm_create_group, collective
+  /// over the group only, so much cheaper than MPI_Comm_split over the whole parent).
+  /// Returns "" or why it failed here.
+  template <class Layout>
+  std::string split_one(const Comm& parent, const Layout& m, int d, entry& e) const {
+    try {
+      auto opts = named_options(options.for_dim(e.name), e.name);
+      if constexpr (requires { parent.split_group(std::span<const int>(), opts); }) {
+        const std::vector<int> ranks = group_ranks(m, d);
+        e.comm = std::make_shared<Comm>(parent.split_group(std::span<const int>(ranks), opts));
+      } else {
         const split_args sa = is_member() ? m.comm_split(world_rank, d) : split_args{no_color, 0};
-        e->comm = std::make_shared<Comm>(parent.split(sa.color, sa.key, named_options(options.for_dim(e->name), e->name)));
-      } catch (const std::exception& x) {
-        // A backend that invalidated the parent (NCCL aborts it) agreed on the failure
-        // over its own channel before doing so: every rank throws already.
-        if (!parent.valid()) throw;
-        error = x.what();
+        e.comm = std::make_shared<Comm>(parent.split(sa.color, sa.key, opts));
       }
-      agree(parent, error, std::string(step) + ": creating the communicator of dim '" + e->name + "'", dl);
-      ++created;
+    } catch (const std::exception& x) {
+      // A backend that invalidated the parent (NCCL aborts it) agreed on the failure
+      // over its own channel before doing so: every rank throws already.
+      if (!parent.valid()) throw;
+      return x.what();
     }
-    cache.push_back(std::move(e));
-    return *cache.back();
+    return {};
+  }
+
+  /// Creates the communicators of dims [first, last) of m that are not cached yet, from
+  /// `parent` (every rank of parent calls this), then agrees on every outcome in one step
+  /// (one all-reduce, not one per dim): a split or hook that failed on some rank makes every
+  /// rank throw, naming the first dim that failed (the dims after it were created, and
+  /// their hooks called, before the agreement), and nothing this call made is cached.
+  template <class Layout>
+  void create(const Comm& parent, const Layout& m, int first, int last, std::string_view step, const deadline& dl) {
+    std::vector<std::unique_ptr<entry>> made;
+    std::vector<step_outcome> outcomes;
+    std::string names;  // of the dims split, for a time-out's message
+    for (int d = first; d < last; ++d) {
+      group_key key = group_key_of(m, d);
+      if (find(Layout::name(d), key)) continue;
+      auto e = std::make_unique<entry>();
+      e->name = std::string(Layout::name(d));
+      e->key = std::move(key);
+      e->options = options_of(e->name);
+      if (const entry* same = shareable(e->key, e->options, made))
+        e->comm = same->comm;
+      else {
+        outcomes.push_back({std::string(step) + ": creating the communicator of dim '" + e->name + "'",
+                            split_one(parent, m, d, *e)});
+        names += (names.empty() ? "'" : ", '") + e->name + "'";
+      }
+      made.push_back(std::move(e));
+    }
+    if (outcomes.size() == 1) agree_all(parent, outcomes[0].step, outcomes, nullptr, {}, dl);
+    if (outcomes.size() > 1)
+      agree_all(parent, std::string(step) + ": creating the communicators of dims " + names, outcomes, nullptr, {}, dl);
+    created += static_cast<int>(outcomes.size());
+    for (auto& e : made) cache.push_back(std::move(e));
   }
 
   /// Lazy mode: dim d's communicator on its first use, collective over the mesh's members,
@@ -260,7 +305,8 @@ struct mesh_state {
     const deadline dl = start_step();
     const std::string step = "creating the communicator of dim '" + std::string(Layout::name(d)) + "' (lazy)";
     check_same(*lazy_root, layout_descriptor(m, "dim " + std::string(Layout::name(d))), step, dl);
-    return create(*lazy_root, m, d, step, dl);
+    create(*lazy_root, m, d, d + 1, step, dl);
+    return *find(Layout::name(d), group_key_of(m, d));
   }
 
   /// Eager mode: every dim of m (aliases included) gets its communicator now, collective
@@ -271,8 +317,7 @@ struct mesh_state {
     if (options.lazy) return;
     const deadline dl = start_step();
     if (!verified) check_same(*control, layout_descriptor(m, std::string(step)), step, dl);
-    for (int d = 0; d < Layout::ndim_with_aliases; ++d)
-      if (!find(Layout::name(d), group_key_of(m, d))) create(*control, m, d, step, dl);
+    create(*control, m, 0, Layout::ndim_with_aliases, step, dl);
   }
 };
 
@@ -798,9 +843,11 @@ std::string options_descriptor(const mesh_state<Comm>& st, std::string_view how)
 
 /// The state of a new mesh over `world`, with its private control communicator: the first
 /// collective step, bounded like every other (a rank passing another communicator times
-/// out everywhere instead of hanging).
-template <class C, class W>
-std::shared_ptr<mesh_state<C>> new_state(W&& world, device_mesh_options<C> options, std::string_view step) {
+/// out everywhere instead of hanging). `meanwhile(state)` runs once, while the duplicate is
+/// in flight when the backend can do that (MPI), else after it.
+template <class C, class W, class Meanwhile>
+std::shared_ptr<mesh_state<C>> new_state(W&& world, device_mesh_options<C> options, std::string_view step,
+                                         Meanwhile&& meanwhile) {
   auto st = std::make_shared<mesh_state<C>>();
   if constexpr (std::is_lvalue_reference_v<W>) {
     st->world = &world;  // borrowed: the caller keeps it alive longer than every handle
@@ -814,36 +861,70 @@ std::shared_ptr<mesh_state<C>> new_state(W&& world, device_mesh_options<C> optio
   st->check_collectives = options.check_collectives || check_collectives_from_env();
   st->options = std::move(options);
   const deadline dl = st->start_step();
-  bounded_step(step, dl, [&] { st->control.emplace(st->world->duplicate(dl)); });
+  auto run = [&, view = static_cast<const mesh_state<C>*>(st.get())] { meanwhile(*view); };
+  bounded_step(step, dl, [&] {
+    if constexpr (requires { st->world->duplicate(dl, run); }) {
+      st->control.emplace(st->world->duplicate(dl, run));
+    } else {
+      st->control.emplace(st->world->duplicate(dl));
+      run();
+    }
+  });
   ++st->created;
   return st;
 }
 
+/// What a rank knows before anything is created: its layout (unless building it failed),
+/// why it cannot take part ("" if it can: the layout was built and fits the world) and its
+/// mesh descriptor (empty when there is no layout).
+template <class Layout>
+struct local_checks {
+  std::optional<Layout> layout;
+  std::string error;
+  descriptor mine;
+};
+
+/// The local half of the checks: builds the layout with `make` (an exception becomes this
+/// rank's error), checks it against the world and describes it. Touches no communicator.
+template <class Layout, communicator C, class Make>
+local_checks<Layout> check_locally(const mesh_state<C>& st, Make&& make, std::string_view how) {
+  local_checks<Layout> out;
+  try {
+    out.layout.emplace(make());
+  } catch (const std::exception& e) {
+    out.error = e.what();
+    return out;
+  }
+  const Layout& l = *out.layout;
+  if (l.root_size() > st.world_size)
+    out.error = std::string(DEVMESH_MSG_WORLD_MISMATCH) + ": " + to_string(l) + " has " +
+                std::to_string(l.root_size()) + " ranks, the world " + std::to_string(st.world_size);
+  out.mine = layout_descriptor(l, options_descriptor(st, how));
+  out.mine.seal();
+  return out;
+}
+
 /// The checks every rank makes before anything is created, agreed over the control
-/// communicator so that all ranks throw together.
+/// communicator so that all ranks throw together, in one all-reduce: the local checks (the
+/// layout could be built and fits the world), then the consistency check (every rank has
+/// the same mesh descriptor), then `after` (checks of the caller's).
 template <class Layout, communicator C>
-void check_layout(const mesh_state<C>& st, const std::optional<Layout>& layout, std::string local_error,
-                  std::string_view how, const deadline& dl) {
-  if (local_error.empty() && layout->root_size() > st.world_size)
-    local_error = std::string(DEVMESH_MSG_WORLD_MISMATCH) + ": " + to_string(*layout) + " has " +
-                  std::to_string(layout->root_size()) + " ranks, the world " + std::to_string(st.world_size);
-  agree(*st.control, local_error, how, dl);
-  check_same(*st.control, layout_descriptor(*layout, options_descriptor(st, how)), how, dl);
+void check_layout(const mesh_state<C>& st, const local_checks<Layout>& local, std::string_view how,
+                  const deadline& dl, std::span<const step_outcome> after = {}) {
+  // A rank whose layout failed has no descriptor: its flag decides before the digests count.
+  const step_outcome first[] = {{std::string(how), local.error}};
+  agree_all(*st.control, how, first, &local.mine, after, dl);
 }
 
 template <class Layout, class W, class C>
 device_mesh<Layout, C> init_impl(W&& world, const std::function<Layout()>& make, device_mesh_options<C> options) {
   constexpr std::string_view step = "init_device_mesh";
-  auto st = new_state<C>(std::forward<W>(world), std::move(options), step);
+  local_checks<Layout> local;  // made while the control communicator is being created
+  auto st = new_state<C>(std::forward<W>(world), std::move(options), step,
+                         [&](const mesh_state<C>& s) { local = check_locally<Layout>(s, make, step); });
   const deadline dl = st->start_step();
-  std::optional<Layout> layout;
-  std::string error;
-  try {
-    layout.emplace(make());
-  } catch (const std::exception& e) {
-    error = e.what();
-  }
-  check_layout(*st, layout, error, step, dl);
+  check_layout(*st, local, step, dl);
+  const std::optional<Layout>& layout = local.layout;
   st->root_size = layout->root_size();
   if (st->options.lazy) {
     // The parent of the lazy splits: the mesh's members, in mesh order.
@@ -957,13 +1038,16 @@ device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, 
                                   device_mesh_options<C> options = {}) {
   options.lazy = false;  // adopted dims exist already; aliases are created now
   constexpr std::string_view step = "from_comms";
-  auto st = detail::new_state<C>(std::forward<W>(world), std::move(options), step);
+  detail::local_checks<Layout> local;
+  auto st = detail::new_state<C>(std::forward<W>(world), std::move(options), step, [&](const detail::mesh_state<C>& s) {
+    local = detail::check_locally<Layout>(s, [&] { return layout; }, step);
+  });
   const deadline dl = st->start_step();
-  std::optional<Layout> l(layout);
-  detail::check_layout(*st, l, {}, step, dl);
   st->root_size = layout.root_size();
-  // 1. Each communicator's size and rank against the layout, agreed; 2. its members.
-  detail::agree(*st->control, detail::adopted_shape_error(layout, comms, *st), step, dl);
+  // The layout, the consistency check and 1. each communicator's size and rank against the
+  // layout, in one agreement; then 2. each communicator's members.
+  const detail::step_outcome shapes[] = {{std::string(step), detail::adopted_shape_error(layout, comms, *st)}};
+  detail::check_layout(*st, local, step, dl, shapes);
   detail::agree(*st->control, detail::adopted_members_error(layout, comms, *st, dl), step, dl);
   for (int d = 0; d < Layout::ndim; ++d) {
     auto e = std::make_unique<typename detail::mesh_state<C>::entry>();

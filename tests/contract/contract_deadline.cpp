@@ -15,6 +15,9 @@
 //   hook            the on_create hook of dim tp throws on rank 2, which catches the exception
 //                   and carries on: every rank gets an exception from init_device_mesh, the
 //                   others a mesh_error naming rank 2
+//   hook_two        the hooks of dim dp on rank 1 and of dim tp on rank 2 throw (the ranks
+//                   agree on every dim's outcome in one step): every rank throws mesh_error
+//                   naming the first dim that failed (dp) and rank 1
 //   lazy            a lazy mesh; rank 3 skips the first use of dim dp: ranks 0-2 throw
 //                   (timed out)
 //   from_comms      rank 3 skips from_comms: ranks 0-2 throw (from_comms, timed out)
@@ -115,6 +118,20 @@ int main(int argc, char** argv) {
                                     "init_device_mesh with rank 2's hook throwing");
       }
       std::printf("[rank %d] hook: %s: %s\n", me, t.any ? t.type.c_str() : "no exception", t.what.c_str());
+    } else if (scenario == "hook_two") {
+      dm::device_mesh_options<C> o;
+      o.per_dim["dp"].on_create = [](MPI_Comm) {
+        if (test::world_rank() == 1) throw std::runtime_error("injected: on_create of dim dp throws on rank 1");
+      };
+      o.per_dim["tp"].on_create = [](MPI_Comm) {
+        if (test::world_rank() == 2) throw std::runtime_error("injected: on_create of dim tp throws on rank 2");
+      };
+      const auto t = contract::catch_all([&] { (void)dm::init_device_mesh(world, m2(2, 2), o); });
+      contract::expect_mesh_error(t,
+                                  {"devmesh: init_device_mesh: creating the communicator of dim 'dp' failed on rank 1 of 4",
+                                   "injected: on_create of dim dp throws on rank 1"},
+                                  __FILE__, __LINE__, "init_device_mesh with two ranks' hooks throwing");
+      std::printf("[rank %d] hook_two: %s: %s\n", me, t.any ? t.type.c_str() : "no exception", t.what.c_str());
     } else if (scenario == "lazy") {
       dm::device_mesh_options<C> o;
       o.lazy = true;

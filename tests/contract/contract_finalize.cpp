@@ -13,6 +13,11 @@
 //   comm_collective         barrier and all_reduce on a dim's communicator taken before
 //   init                    init_device_mesh over a world handle taken before
 //   split                   dm::mpi::communicator::split on that handle
+//   during                  the other side: inside MPI_Finalize, before MPI is finalized, a
+//                           user's MPI_COMM_SELF delete callback that runs after devmesh's own
+//                           (devmesh marks MPI as finalizing there, so that the collectives'
+//                           check is one flag) still gets working collectives: no false
+//                           "finalized" while MPI_Finalized says 0
 #include <cstdio>
 #include <functional>
 #include <optional>
@@ -57,8 +62,54 @@ static void expect_finalized(const std::string& what, F&& f) {
     std::printf("%s after MPI_Finalize: %s: %s\n", what.c_str(), type.c_str(), message.c_str());
 }
 
+/// The mesh the `during` scenario's callback uses, and what the callback saw.
+static std::optional<dm::device_mesh<m2, C>> during_mesh;
+static std::string during_result = "the callback did not run";
+
+/// A delete callback on MPI_COMM_SELF: runs inside MPI_Finalize, after devmesh's (set
+/// later, so deleted first: MPI deletes MPI_COMM_SELF's attributes in reverse order).
+static int user_on_finalize(MPI_Comm, int, void*, void*) {
+  int finalized = 1;
+  MPI_Finalized(&finalized);
+  if (finalized) {
+    during_result = "MPI_Finalized is already 1 in the callback";
+    return MPI_SUCCESS;
+  }
+  try {
+    std::vector<int> v{me + 1};
+    during_mesh->all_reduce<"tp">(std::span(v), dm::op::sum);
+    const int n = during_mesh->size<"tp">();
+    during_result = v[0] == n * (n + 1) / 2 ? "" : "all_reduce inside MPI_Finalize gave " + std::to_string(v[0]);
+  } catch (const std::exception& e) {
+    during_result = std::string("all_reduce inside MPI_Finalize threw: ") + e.what();
+  }
+  during_mesh.reset();  // freed while MPI still works
+  return MPI_SUCCESS;
+}
+
+/// MPI initialized by hand; the user's attribute is set before devmesh makes its first
+/// communicator (and registers its own), so it is deleted after devmesh's.
+static int during_finalize(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int key = MPI_KEYVAL_INVALID;
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &user_on_finalize, &key, nullptr);
+  MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
+  MPI_Comm_free_keyval(&key);
+  {
+    const auto world = dm::mpi::world();
+    me = world.rank();
+    during_mesh.emplace(dm::init_device_mesh(dm::mpi::world(), m2(1, world.size())));
+  }
+  MPI_Finalize();
+  if (!during_result.empty()) fail(__LINE__, during_result);
+  if (failures == 0 && me == 0) std::printf("contract.finalize.during: ok\n");
+  return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   const std::string scenario = argc > 1 ? argv[1] : "";
+  if (scenario == "during") return during_finalize(argc, argv);
   std::optional<C> world;                           // a handle to MPI_COMM_WORLD, outliving MPI
   std::optional<dm::device_mesh<m2, C>> mesh;       // owns its (borrowed) world handle
   const C* dp_comm = nullptr;                       // a dim's communicator, taken before

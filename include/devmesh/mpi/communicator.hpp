@@ -2,14 +2,17 @@
 // devmesh::communicator. Collectives take host memory; the stream argument is no_stream.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -37,6 +40,46 @@ inline void park(std::unique_ptr<unsigned char[]> buf, MPI_Request req) {
 }  // namespace detail
 
 namespace detail {
+/// Whether MPI may be finalized, as the collectives' hot path sees it, in one relaxed load:
+/// `live` once MPI is initialized and devmesh watches MPI_Finalize (below), until that
+/// begins; anything else sends the caller to the slow path, which asks MPI_Finalized.
+enum class mpi_phase : int { unwatched = 0, live = 1, finalizing = 2 };
+inline std::atomic<int> phase{static_cast<int>(mpi_phase::unwatched)};
+inline std::mutex phase_mutex;
+
+/// MPI_Finalize deletes MPI_COMM_SELF's attributes before anything else (MPI 3.1, 8.7.1,
+/// "Allowing User Functions at Process Termination"): this callback marks the process
+/// finalizing, so that no later call takes the fast path.
+inline int on_finalize(MPI_Comm, int, void*, void*) {
+  phase.store(static_cast<int>(mpi_phase::finalizing), std::memory_order_relaxed);
+  return MPI_SUCCESS;
+}
+
+/// Registers on_finalize once per process (thread-safe), if MPI is initialized and not
+/// finalized; until then (or if MPI refuses the attribute) the phase stays `unwatched` and
+/// every call asks MPI_Finalized, as it would without the watch.
+inline void watch_finalize() {
+  if (phase.load(std::memory_order_acquire) != static_cast<int>(mpi_phase::unwatched)) return;
+  std::lock_guard lock(phase_mutex);
+  if (phase.load(std::memory_order_relaxed) != static_cast<int>(mpi_phase::unwatched)) return;
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized) return;
+  int key = MPI_KEYVAL_INVALID;
+  if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &on_finalize, &key, nullptr) != MPI_SUCCESS) return;
+  const bool set = MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr) == MPI_SUCCESS;
+  MPI_Comm_free_keyval(&key);  // the attribute keeps it alive until MPI_Finalize deletes it
+  if (set) phase.store(static_cast<int>(mpi_phase::live), std::memory_order_release);
+}
+
+/// True when MPI is finalized: exact (MPI_Finalized), for the slow path.
+inline bool mpi_finalized() noexcept {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  return finalized != 0;
+}
+
 __extension__ typedef __int128 wide_int;  // GCC/Clang/nvcc host extension (no -Wpedantic warning)
 /// MPI_SUM over wide_int, which MPI has no datatype for.
 inline void wide_int_sum(void* in, void* inout, int* len, MPI_Datatype*) {
@@ -102,7 +145,7 @@ class communicator {
   communicator(communicator&& o) noexcept
       : comm_(std::exchange(o.comm_, MPI_COMM_NULL)), owned_(std::exchange(o.owned_, false)),
         rank_(std::exchange(o.rank_, -1)), size_(std::exchange(o.size_, 0)),
-        broken_(std::exchange(o.broken_, std::string())) {}
+        broken_(std::exchange(o.broken_, std::string())), group_tag_(std::exchange(o.group_tag_, 0u)) {}
   /// Frees this communicator if it owns one, then takes over o's; o becomes invalid.
   communicator& operator=(communicator&& o) noexcept {
     if (this != &o) {
@@ -112,6 +155,7 @@ class communicator {
       rank_ = std::exchange(o.rank_, -1);
       size_ = std::exchange(o.size_, 0);
       broken_ = std::exchange(o.broken_, std::string());
+      group_tag_ = std::exchange(o.group_tag_, 0u);
     }
     return *this;
   }
@@ -144,6 +188,31 @@ class communicator {
     return c;
   }
 
+  /// A split whose groups every rank already knows: `ranks` are the ranks of this
+  /// communicator in this rank's group, in the new communicator's rank order (empty: no
+  /// group, an invalid communicator, and no call). MPI_Comm_create_group: collective over
+  /// the group's members only, so it costs what a communicator of the group's size costs,
+  /// where MPI_Comm_split gathers every rank's color and key over the whole parent. Every
+  /// member must make the same sequence of these calls on this communicator (device_mesh
+  /// does: they are SPMD steps): each gets the next tag, so calls never mix.
+  communicator split_group(std::span<const int> ranks, const options_type& opts = {}) const {
+    require_valid("split_group");
+    if (ranks.empty()) return communicator();
+    const int tag = static_cast<int>(group_tag_++ & 0x7fffu);  // MPI_TAG_UB is at least 32767
+    MPI_Group all = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
+    detail::check(MPI_Comm_group(comm_, &all), "MPI_Comm_group");
+    int rc = MPI_Group_incl(all, count("split_group", ranks.size()), ranks.data(), &group);
+    MPI_Group_free(&all);
+    detail::check(rc, "MPI_Group_incl");
+    MPI_Comm out = MPI_COMM_NULL;
+    rc = MPI_Comm_create_group(comm_, group, tag, &out);
+    MPI_Group_free(&group);
+    detail::check(rc, "MPI_Comm_create_group");
+    communicator c = adopt(out);
+    if (out != MPI_COMM_NULL) c.apply(opts);
+    return c;
+  }
+
   // ---- the control plane: non-blocking MPI calls polled until the deadline --------------
   /// Collective: n bytes from every rank, in rank order, into out.
   void all_gather_bytes(const void* in, void* out, std::size_t n, const deadline& d = deadline::never()) const {
@@ -168,15 +237,31 @@ class communicator {
   }
   /// Collective: MPI_Comm_idup, bounded. The copy owns its MPI_Comm and returns errors.
   communicator duplicate(const deadline& d = deadline::never()) const {
+    return duplicate(d, [] {});
+  }
+  /// The same, running `meanwhile()` once while the MPI_Comm_idup is in flight: local work
+  /// hidden behind the communication (device_mesh builds the mesh's descriptor there). An
+  /// exception from it is rethrown once the idup is done (the request is never left behind).
+  template <class Meanwhile>
+  communicator duplicate(const deadline& d, Meanwhile&& meanwhile) const {
     require_valid("duplicate");
     auto out = std::make_unique<unsigned char[]>(sizeof(MPI_Comm));
     MPI_Comm* dup = reinterpret_cast<MPI_Comm*>(out.get());
     *dup = MPI_COMM_NULL;
     MPI_Comm result = MPI_COMM_NULL;
+    std::exception_ptr failed;
     bounded("MPI_Comm_idup", d, std::move(out), [&](unsigned char*, MPI_Request* r) {
-      return MPI_Comm_idup(comm_, dup, r);
+      const int rc = MPI_Comm_idup(comm_, dup, r);
+      if (rc == MPI_SUCCESS) try {
+          meanwhile();
+        } catch (...) {
+          failed = std::current_exception();
+        }
+      return rc;
     }, [&](const unsigned char* b) { std::memcpy(&result, b, sizeof result); });
-    return adopt(result);
+    communicator c = adopt(result);
+    if (failed) std::rethrow_exception(failed);
+    return c;
   }
 
   /// MPI has no abort of one communicator's pending work short of MPI_Abort, which kills
@@ -275,6 +360,9 @@ class communicator {
  private:
   communicator(MPI_Comm c, bool owned) : comm_(c), owned_(owned) {
     if (c != MPI_COMM_NULL) {
+      detail::watch_finalize();  // a communicator exists: from now on, calls check one flag
+      if (detail::phase.load(std::memory_order_relaxed) != static_cast<int>(detail::mpi_phase::live)) [[unlikely]]
+        require_initialized();
       detail::check(MPI_Comm_rank(c, &rank_), "MPI_Comm_rank");
       detail::check(MPI_Comm_size(c, &size_), "MPI_Comm_size");
     }
@@ -309,16 +397,35 @@ class communicator {
 
   /// Every call starts here: an MPI call after MPI_Finalize (or before MPI_Init) would
   /// make MPI abort the job; a communicator whose control step timed out has a pending
-  /// operation that would match the next call. Both throw instead.
+  /// operation that would match the next call. Both throw instead. The common case costs
+  /// two tests and one relaxed atomic load (detail::phase): MPI_Finalized is asked only
+  /// when devmesh does not watch MPI_Finalize, or once MPI_Finalize has begun.
   void require_valid(const char* what) const {
-    if (comm_ == MPI_COMM_NULL)
-      throw comm_error("devmesh: mpi: " + std::string(what) + " on an invalid communicator (MPI_COMM_NULL)");
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) [[unlikely]]
-      throw comm_error("devmesh: mpi: " + std::string(what) + ": MPI is finalized (MPI_Finalize was called)");
+    if (comm_ == MPI_COMM_NULL) [[unlikely]]
+      invalid_error(what);
+    if (detail::phase.load(std::memory_order_relaxed) != static_cast<int>(detail::mpi_phase::live)) [[unlikely]]
+      require_not_finalized(what);
     if (!broken_.empty()) [[unlikely]]
-      throw comm_error("devmesh: mpi: " + std::string(what) + " on a communicator that is unusable: " + broken_);
+      broken_error(what);
+  }
+  /// A handle made before MPI_Init or after MPI_Finalize: MPI_Comm_rank would abort the job.
+  [[gnu::cold, gnu::noinline]] static void require_initialized() {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized)
+      throw comm_error("devmesh: mpi: communicator: MPI is not initialized (create a devmesh::mpi::environment first)");
+    require_not_finalized("communicator");
+  }
+  [[gnu::cold, gnu::noinline]] static void require_not_finalized(const char* what) {
+    detail::watch_finalize();
+    if (detail::mpi_finalized())
+      throw comm_error("devmesh: mpi: " + std::string(what) + ": MPI is finalized (MPI_Finalize was called)");
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void invalid_error(const char* what) {
+    throw comm_error("devmesh: mpi: " + std::string(what) + " on an invalid communicator (MPI_COMM_NULL)");
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void broken_error(const char* what) const {
+    throw comm_error("devmesh: mpi: " + std::string(what) + " on a communicator that is unusable: " + broken_);
   }
 
   /// Starts a non-blocking call on a heap buffer and polls it until done or the deadline.
@@ -419,6 +526,7 @@ class communicator {
   int rank_ = -1;
   int size_ = 0;
   mutable std::string broken_;  // why the communicator is unusable ("" when it is fine)
+  mutable unsigned group_tag_ = 0;  // split_group calls made on it: the next one's tag
 };
 
 static_assert(devmesh::communicator<communicator>);

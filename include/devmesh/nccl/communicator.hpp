@@ -413,9 +413,14 @@ class communicator {
     }
   };
 
+  // Every call starts here: one test inline, the message out of line. (No MPI_Finalized
+  // here: NCCL calls do not touch MPI; the host channel's MPI steps check it themselves.)
   void require_valid(const char* call) const {
-    if (!valid())
-      throw comm_error(std::string("devmesh: ") + call + " on an invalid nccl::communicator (" +
+    if (!valid()) [[unlikely]]
+      invalid_error(call);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void invalid_error(const char* call) const {
+    throw comm_error(std::string("devmesh: ") + call + " on an invalid nccl::communicator (" +
                        (!st_ ? "empty: default-constructed, moved-from, or a split with dm::no_color"
                              : "aborted after an earlier failure") +
                        ")");
