@@ -358,16 +358,17 @@ def init_section(args):
         return "## 4. Communicator creation\n\nNo results (MPI backend not built)."
     names = {"devmesh": "devmesh `init_device_mesh`", "pytorch": "PyTorch `new_group` pattern (`MPI_Comm_create`)",
              "create_group": "members-only `MPI_Comm_create_group`", "cart": "`MPI_Cart_create` + `MPI_Cart_sub`",
-             "split_only": "devmesh's splits alone, without its checks"}
+             "split_only": "one `MPI_Comm_split` per dim, no checks"}
     lines = ["## 4. Communicator creation (`bench/init`)", "",
              "One communicator per mesh dim, four ways (and a fifth for reference), in the same `mpirun`, rotating their order each "
-             "repetition: devmesh's `init_device_mesh` (one `MPI_Comm_split` per dim, plus its agreement "
-             "checks: two all-gathers); PyTorch's `_init_process_groups` pattern without `split_group` (for "
+             "repetition: devmesh's `init_device_mesh` (a private control duplicate, `MPI_Comm_idup`; one "
+             "members-only `MPI_Comm_create_group` per dim; and its agreement checks: two all-reduces, one for "
+             "errors and the consistency digest together, one for the outcome of every dim's creation); PyTorch's `_init_process_groups` pattern without `split_group` (for "
              "every dim, materialise the rank tensor, `swapdims(-1, d).reshape(-1, n)`, and every rank "
              "creates every subgroup: `new_group` is collective over the world, here `MPI_Comm_create`; a "
              "1-D mesh over the world reuses it, as PyTorch does); the same groups created by their members "
              "only (`MPI_Comm_create_group`); and `MPI_Cart_create` + `MPI_Cart_sub`. The fifth, for "
-             "reference, is devmesh's own splits without `init_device_mesh`'s checks. Calls are counted "
+             "reference, is one `MPI_Comm_split` per dim with no checks at all. Calls are counted "
              "through PMPI (`bench/mpi_counters.hpp`), max over ranks. Every method's communicators are "
              "checked congruent with devmesh's.", ""]
     trs = []
@@ -400,7 +401,7 @@ def init_section(args):
             if d["comm_create_calls"] == 0 and p["comm_create_calls"] == 0:
                 lines.append(f"- {me}: neither devmesh nor the PyTorch pattern creates a communicator (both reuse the "
                              f"world's), so the 0.5× target does not apply; devmesh still spends "
-                             f"{d['median_s'] * 1e3:.3f} ms on its {d['other_collectives']} agreement all-gathers, "
+                             f"{d['median_s'] * 1e3:.3f} ms on its control duplicate and {d['other_collectives']} agreement all-reduces, "
                              f"PyTorch nothing. No slower than Cart_sub (median): "
                              f"{verdict(d['median_s'] <= c['median_s'])} ({d['median_s'] / c['median_s']:.2f}×)")
                 continue
@@ -409,21 +410,21 @@ def init_section(args):
                         f"({d[stat] / p[stat]:.2f}×), no slower than Cart_sub {verdict(d[stat] <= c[stat])} "
                         f"({d[stat] / c[stat]:.2f}×)")
             lines.append(f"- {me}: on the median: {on('median_s')}; on the minimum: {on('min_s')}")
-    lines += ["", "Reading the counts: devmesh makes one communicator-creating call per dim (none for a dim that "
-              "spans the world in order), as few as members-only `MPI_Comm_create_group` and one fewer than "
-              "Cart (which also creates the Cartesian communicator); the PyTorch pattern makes one per group "
-              "of every dim on every rank. devmesh's two extra all-gathers over the world are the price of "
-              "its guarantees (every rank checks that all ranks asked for the same mesh; a failure on any "
-              "rank is raised on every rank instead of leaving the others hanging). The \"splits alone\" rows "
-              "show what devmesh would cost without them:"]
+    lines += ["", "Reading the counts: devmesh makes one communicator-creating call per dim plus its control "
+              "duplicate, as many as Cart (which creates the Cartesian communicator first); the PyTorch "
+              "pattern makes one per group of every dim on every rank. devmesh's duplicate and two "
+              "all-reduces over it are the price of its guarantees (every rank checks that all ranks asked for the same mesh; a failure on any "
+              "rank is raised on every rank instead of leaving the others hanging). The \"no checks\" rows "
+              "show what plain splits cost without them:"]
     for me in meshes:
         by = {r["method"]: r for r in at8 if r["mesh"] == me}
         d, so, p = by.get("devmesh"), by.get("split_only"), by.get("pytorch")
         if d and so and p and p["median_s"] > 1e-5:
-            lines.append(f"- {me} at 8 ranks: splits alone {so['median_s'] * 1e3:.3f} ms median "
+            lines.append(f"- {me} at 8 ranks: plain splits {so['median_s'] * 1e3:.3f} ms median "
                          f"({so['min_s'] * 1e3:.3f} ms min) = {so['median_s'] / p['median_s']:.2f}× the PyTorch "
-                         f"pattern's median; init_device_mesh's checks add {(d['median_s'] - so['median_s']) * 1e3:.3f} "
-                         f"ms median ({(d['min_s'] - so['min_s']) * 1e3:.3f} ms min).")
+                         f"pattern's median; init_device_mesh (duplicate, checks, members-only creation) "
+                         f"{(d['median_s'] - so['median_s']) * 1e3:+.3f} ms from them on the median "
+                         f"({(d['min_s'] - so['min_s']) * 1e3:+.3f} ms on the minimum).")
     return "\n".join(lines)
 
 

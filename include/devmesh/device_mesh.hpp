@@ -488,10 +488,12 @@ class device_mesh {
     return slice<Tag::value>();
   }
   /// This mesh plus alias Alias flattening Ns... (or, with no Ns, the whole mesh as one dim
-  /// named Alias). Creates the alias's communicator unless an equal one is cached. Eager
-  /// mode: collective over the world (every world rank calls it, members or not), which
-  /// checks that all ranks flatten alike; lazy mode: local.
-  template <fixed_string Alias, fixed_string... Ns>
+  /// named Alias; with no Alias either, PyTorch's default name, the dims' names joined by
+  /// '_'). Creates the alias's communicator unless an equal one is cached. Eager mode:
+  /// collective over the world (every world rank calls it, members or not), which checks
+  /// that all ranks flatten alike; lazy mode: local.
+  template <fixed_string Alias = detail::default_flatten_name<typename Layout::names_type, Layout::ndim>,
+            fixed_string... Ns>
   auto flatten() const {
     return derive(layout_.template flatten<Alias, Ns...>(), "flatten");
   }
@@ -665,6 +667,26 @@ class device_mesh {
     const Comm& c = comm_on(index<N>, "recv_prev");
     const int source = shift_peers_on(index<N>, 1, periodic).first;
     c.sendrecv(static_cast<const T*>(nullptr), 0, -1, recv.data(), recv.size(), source, s);
+  }
+
+  /// The world ranks of the (sub)mesh that contains this rank, row-major: PyTorch's
+  /// mesh.mesh, flattened (its shape is shape()). Throws on non-members.
+  auto ranks() const {
+    require_member("ranks", 0);
+    return layout_.group(rank());
+  }
+
+  /// Equal when both are views of one mesh: equal layouts (basic_mesh ==) over the same
+  /// communicators (one init_device_mesh or from_comms, and what was derived from it). Two
+  /// inits over the same world give meshes that are never equal, though their groups
+  /// coincide: their communicators differ, and so would a collective's matching.
+  template <class L2>
+  bool operator==(const device_mesh<L2, Comm>& o) const {
+    return state_ == o.state_ && layout_ == o.layout_;
+  }
+  /// A hash that agrees with ==: the layout's and the communicators' identity.
+  std::size_t hash() const {
+    return detail::hash_mesh(layout_) ^ (std::hash<const void*>{}(state_.get()) * 0x9e3779b97f4a7c15ULL);
   }
 
   /// Prints device_mesh(<backend>, <the layout>, rank r), plus ", not a member" off the mesh.
@@ -1062,3 +1084,12 @@ device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, 
 }
 
 }  // namespace devmesh
+
+namespace std {
+/// Device meshes as keys of unordered containers (device_mesh::hash).
+template <class Layout, class Comm>
+struct hash<devmesh::device_mesh<Layout, Comm>> {
+  /// The mesh's hash.
+  std::size_t operator()(const devmesh::device_mesh<Layout, Comm>& m) const { return m.hash(); }
+};
+}  // namespace std

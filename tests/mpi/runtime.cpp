@@ -10,6 +10,8 @@
 
 #include "check.hpp"
 
+#include <unordered_set>
+
 namespace dm = devmesh;
 using namespace dm::literals;
 using mesh2 = dm::mesh<dm::dim<"dp">, dm::dim<"tp">>;
@@ -376,6 +378,33 @@ void runtime_names(dm::mpi::communicator& world) {
   CHECK(contains(expect_mesh_error([&] { (void)mesh.local_rank(-1); }, "local_rank(-1)"), "not in [0, 3)"));
 }
 
+// PyTorch parity: _flatten() with the default name, mesh.mesh (ranks()), __eq__ / __hash__.
+void parity(dm::mpi::communicator& world) {
+  const int w = world.size();
+  const int dp = w >= 4 ? 2 : 1, tp = w >= 2 ? 2 : 1;
+  auto mesh = dm::init_device_mesh(world, mesh3(dp, w / (dp * tp), tp));
+  const int me = mesh.rank();
+  // flatten() names the dim as PyTorch does by default; its communicator spans the group.
+  auto whole = mesh.slice<"dp", "cp">().flatten();
+  CHECK(decltype(whole)::layout_type::name(0) == "dp_cp");
+  CHECK_EQ(whole.comm().size(), dp * (w / (dp * tp)));
+  // ranks(): this rank's submesh, row-major; a slice's holds this rank.
+  const auto all = mesh.ranks();
+  CHECK_EQ(static_cast<int>(all.size()), w);
+  for (int i = 0; i < w; ++i) CHECK_EQ(all[i], i);
+  const auto tps = mesh["tp"_dim].ranks();
+  CHECK(tps.contains(me) && static_cast<int>(tps.size()) == tp);
+  // Equality: views of one mesh compare equal; a second init over the same world never does.
+  CHECK((mesh == mesh.slice<"dp", "cp", "tp">()));
+  CHECK((!(mesh == mesh.slice<"tp", "cp", "dp">())));  // other names order: never equal
+  auto again = dm::init_device_mesh(world, mesh3(dp, w / (dp * tp), tp));
+  CHECK(!(mesh == again) && again == again);
+  CHECK(mesh["tp"_dim] == mesh.slice<"tp">());
+  std::unordered_set<decltype(mesh)> set{mesh, mesh, again};
+  CHECK_EQ(set.size(), 2u);
+  CHECK((std::hash<decltype(mesh)>{}(mesh) == mesh.slice<"dp", "cp", "tp">().hash()));
+}
+
 int main(int argc, char** argv) {
   dm::mpi::environment env(argc, argv);
   try {
@@ -388,6 +417,7 @@ int main(int argc, char** argv) {
     options_and_lazy(world);
     mpi_errors(world);
     runtime_names(world);
+    parity(world);
   } catch (const std::exception& e) {
     test::fail(__FILE__, __LINE__, std::string("unexpected exception: ") + e.what());
   }
