@@ -22,6 +22,10 @@ Side by side (issue 10: "re-run side by side with fb4ed9d's headers in the same 
   new extra, ratio), the machine load (/proc/loadavg) at start and end, and issue 10's verdicts.
   --smoke: g++ -fsyntax-only, once, on the heavy TUs against both trees (does the generated code
   still compile against both APIs?).
+  --instructions: instead of CPU time, count the instructions each compile executes (valgrind
+  cachegrind, compiler children included), once per TU and tree: a count does not change with
+  the load of a shared machine, where CPU time can drift by the size of the effect measured.
+  About 30 times slower than a compile (nvcc: several minutes per TU).
 """
 import argparse
 import datetime
@@ -65,6 +69,39 @@ def measure(cmd):
     system = float(re.search(r"System time \(seconds\): ([\d.]+)", res.stderr).group(1))
     h, m, s = wall.groups()
     return (int(h or 0) * 3600 + int(m) * 60 + float(s), user + system, int(rss.group(1)) / 1024)
+
+
+def count_instructions(cmd, work):
+    """Instructions executed by one compile and its child processes (cachegrind's Ir)."""
+    if not shutil.which("valgrind"):
+        sys.exit("compile_cost: --instructions needs valgrind (apt-get install valgrind)")
+    out = os.path.join(work, "cachegrind")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    res = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--trace-children=yes",
+                          f"--cachegrind-out-file={out}/cg.%p", *cmd], capture_output=True, text=True)
+    if res.returncode != 0:
+        sys.exit(f"compile_cost: failed under valgrind: {' '.join(cmd)}\n{res.stderr[-3000:]}")
+    total = 0
+    for name in os.listdir(out):
+        with open(os.path.join(out, name)) as f:
+            total += sum(int(line.split()[1]) for line in f if line.startswith("summary:"))
+    return total
+
+
+def instructions_side_by_side(cmds, compilers, tus, labels, work):
+    """The side-by-side table by instruction counts (one compile per TU and tree: counts are
+    deterministic up to a fraction of a percent)."""
+    md = [f"Side by side by instructions executed (valgrind cachegrind, compiler children included), baseline "
+          f"`{labels[0]}` vs new `{labels[1]}`; extra = the TU's count minus the bare TU's.", "",
+          "| TU | compiler | baseline extra | new extra | ratio (new / baseline) |", "|---|---|---|---|---|"]
+    for c in compilers:
+        bare = count_instructions(cmds["A"][c]("baseline"), work)
+        for tu in tus:
+            ea, eb = (count_instructions(cmds[k][c](tu), work) - bare for k in "AB")
+            md.append(f"| {LABELS[tu]} | {c} | {ea / 1e9:+.2f} G | {eb / 1e9:+.2f} G | {eb / ea:.2f}× |")
+            print(md[-1], file=sys.stderr)
+    return "\n".join(md) + "\n"
 
 
 def compiler_cmds(include, work, syntax_only=False):
@@ -179,6 +216,13 @@ def side_by_side(a):
     missing = [c for c in a.compilers.split(",") if c not in cmds["A"]]
     if missing:
         print(f"compile_cost: not found, skipped: {', '.join(missing)}", file=sys.stderr)
+    if a.instructions:
+        text = instructions_side_by_side(cmds, compilers, tus, (label_a, label_b), work)
+        print(text)
+        if a.md:
+            with open(a.md, "w") as f:
+                f.write(text)
+        return
     start, load0, t0 = datetime.datetime.now(datetime.timezone.utc), loadavg(), time.monotonic()
     bare = {c: [] for c in compilers}
     samples = {(c, tu, k): [] for c in compilers for tu in tus for k in "AB"}
@@ -256,6 +300,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--md", help="side by side: also write the markdown here")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--instructions", action="store_true", help="side by side: count instructions (valgrind), not CPU time")
     a = ap.parse_args()
     if not os.path.exists("/usr/bin/time"):
         sys.exit("compile_cost: /usr/bin/time missing (scripts/install-deps installs `time`)")
