@@ -21,22 +21,10 @@
 #include "deadline.hpp"
 #include "diagnostics.hpp"
 #include "digest.hpp"
+#include "print.hpp"
 
 namespace devmesh::detail {
 
-/// "0-2,4,6-7"
-inline std::string rank_ranges(const std::vector<int>& ranks) {
-  std::string out;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(ranks[i]);
-    if (j > i) out += '-' + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return out;
-}
 inline std::string ranks_phrase(const std::vector<int>& ranks) {
   return (ranks.size() == 1 ? "rank " : "ranks ") + rank_ranges(ranks);
 }

@@ -16,6 +16,19 @@
 namespace devmesh {
 
 namespace detail {
+/// Ascending ranks as ranges, "0-2,4,6-7": how every message and table names rank sets.
+inline std::string rank_ranges(const std::vector<int>& ranks) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ranks[i]);
+    if (j > i) out += '-' + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
 template <auto L, class Names>
 void write_dim(std::string& s, const basic_mesh<L, Names>& m, int d, bool with_stride) {
   using M = basic_mesh<L, Names>;

@@ -39,6 +39,7 @@
 #include "basic_mesh.hpp"
 #include "diagnostics.hpp"
 #include "fixed_string.hpp"
+#include "print.hpp"
 
 namespace devmesh {
 
@@ -81,20 +82,6 @@ struct mesh_topology {
 };
 
 namespace detail {
-
-/// "0-3,8" for ascending ranks (consensus.hpp has the same for the runtime).
-inline std::string topology_rank_ranges(const std::vector<int>& ranks) {
-  std::string out;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(ranks[i]);
-    if (j > i) out += '-' + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return out;
-}
 
 /// The node of every position: node_of_rank[rank_map[p]] (rank_map empty: the identity,
 /// and node_of_rank then has one entry per position). Throws mesh_error on a bad size or a
@@ -289,7 +276,7 @@ inline std::string placement_obstacle(const node_list& nodes, int block, const s
   for (std::size_t k = 0; k < nodes.ranks.size(); ++k)
     if (nodes.ranks[k].size() % b != 0)
       return what + ", and the nodes have unequal rank counts (" + std::to_string(lo) + " to " + std::to_string(hi) +
-             "): node " + std::to_string(nodes.id[k]) + " (world ranks " + topology_rank_ranges(nodes.ranks[k]) +
+             "): node " + std::to_string(nodes.id[k]) + " (world ranks " + rank_ranges(nodes.ranks[k]) +
              ") has " + std::to_string(nodes.ranks[k].size()) + ", not a multiple of " + std::to_string(block);
   return {};
 }
