@@ -208,6 +208,16 @@ struct mesh_state {
   bool is_member() const { return world_rank < root_size; }
   deadline start_step() const { return deadline::after(timeout); }
 
+  /// Aborts every communicator devmesh made for this root (dims, lazy parent, control).
+  void abort() noexcept {
+    const auto stop = [](Comm& c) {
+      if constexpr (requires { c.abort(); }) c.abort();
+    };
+    for (auto& e : cache) stop(*e->comm);
+    if (lazy_root) stop(*lazy_root);
+    if (control) stop(*control);
+  }
+
   const entry* find(std::string_view name, const group_key& k) const {
     for (const auto& e : cache)
       if (e->name == name && e->key == k) return e.get();
@@ -668,6 +678,15 @@ class device_mesh {
     const int source = shift_peers_on(index<N>, 1, periodic).first;
     c.sendrecv(static_cast<const T*>(nullptr), 0, -1, recv.data(), recv.size(), source, s);
   }
+
+  /// Aborts every communicator devmesh made for this mesh's root: every dim's (of this
+  /// handle and of every mesh derived from the same init_device_mesh or from_comms), the
+  /// lazy parent and the control duplicate; never the world you passed. NCCL:
+  /// ncclCommAbort, which also ends work in flight; MPI: the communicators become unusable
+  /// (MPI's calls here are blocking: nothing is in flight). Afterwards every collective,
+  /// flatten or unflatten on any of those handles throws comm_error. Local, not collective:
+  /// for a rank that gives up on its peers (a timeout, an error elsewhere).
+  void abort() const noexcept { state_->abort(); }
 
   /// The world ranks of the (sub)mesh that contains this rank, row-major: PyTorch's
   /// mesh.mesh, flattened (its shape is shape()). Throws on non-members.

@@ -403,6 +403,33 @@ void parity(dm::mpi::communicator& world) {
   std::unordered_set<decltype(mesh)> set{mesh, mesh, again};
   CHECK_EQ(set.size(), 2u);
   CHECK((std::hash<decltype(mesh)>{}(mesh) == mesh.slice<"dp", "cp", "tp">().hash()));
+
+  // abort(): every communicator devmesh made for the root is unusable, from every handle
+  // derived from it; the world passed in is untouched. Local: no rank waits for another.
+  auto doomed = dm::init_device_mesh(world, mesh3(dp, w / (dp * tp), tp));
+  auto doomed_tp = doomed["tp"_dim];
+  doomed.abort();
+  const auto error_of = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const dm::comm_error& e) {
+      return e.what();
+    } catch (const std::exception& e) {
+      return std::string("unexpected exception type: ") + e.what();
+    }
+    return "did not throw";
+  };
+  std::vector<float> one{1.0f};
+  const std::string after = error_of([&] { doomed_tp.all_reduce(std::span<float>(one), dm::op::sum); });
+  CHECK(contains(after, "all_reduce") && contains(after, "aborted"));
+  CHECK(contains(error_of([&] { (void)doomed.flatten<"dp_cp", "dp", "cp">(); }), "aborted"));
+  CHECK(contains(error_of([&] { (void)doomed.comm<"dp">().size(); doomed.barrier<"dp">(); }), "aborted"));
+  int x = 1;
+  world.all_reduce(&x, &x, 1, dm::op::sum);
+  CHECK_EQ(x, w);
+  CHECK(mesh.size() == w);  // another root's mesh is unaffected
+  mesh.all_reduce<"tp">(std::span<float>(one), dm::op::sum);
+  CHECK_EQ(one[0], static_cast<float>(tp));
 }
 
 int main(int argc, char** argv) {

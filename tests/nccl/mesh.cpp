@@ -69,6 +69,30 @@ TEST_CASE("init_device_mesh<(2,2,2)> over nccl::world(mpi::world()) on the doubl
   CHECK(devmesh_fake_nccl_destroyed_unfinalized() == 0);
 }
 
+TEST_CASE("abort(): ncclCommAbort of every dim's communicator, then every handle throws") {
+  {
+    auto world = dm::nccl::world(dm::mpi::world(), fast());
+    auto mesh = dm::init_device_mesh<mesh3d>(world);
+    auto tp = mesh["tp"_dim];
+    const int aborted = devmesh_fake_nccl_aborted();
+    mesh.abort();
+    CHECK(devmesh_fake_nccl_aborted() - aborted == 3);  // the three dims' (the world is not the mesh's)
+    std::vector<float> a{1.f};
+    std::string what;
+    try {
+      tp.all_reduce(std::span(a), dm::op::sum, nullptr);
+    } catch (const dm::comm_error& e) {
+      what = e.what();
+    }
+    CHECK(what.find("abort") != std::string::npos);
+    CHECK(mesh.comm<"dp">().aborted());
+    // The world communicator the mesh was made over is untouched.
+    CHECK(!world.aborted());
+    world.all_reduce(a.data(), a.data(), 1, dm::op::sum, nullptr);
+  }
+  CHECK(devmesh_fake_nccl_live_comms() == 0);
+}
+
 int main(int argc, char** argv) {
   dm::mpi::environment env(argc, argv);
   doctest::Context ctx(argc, argv);

@@ -265,8 +265,15 @@ class communicator {
   }
 
   /// MPI has no abort of one communicator's pending work short of MPI_Abort, which kills
-  /// the job; devmesh's MPI calls are blocking, so there is nothing pending: a no-op.
-  void abort() noexcept {}
+  /// the job; devmesh's MPI calls are blocking, so nothing is pending. Marks the
+  /// communicator unusable instead: every later call throws comm_error, as NCCL's do after
+  /// ncclCommAbort. (The MPI_Comm is still freed at destruction.)
+  void abort() noexcept {
+    try {
+      if (broken_.empty()) broken_ = "it was aborted (abort())";
+    } catch (...) {  // no memory for the text: the communicator stays usable, as before
+    }
+  }
   /// No-op: MPI has no group calls (NCCL's ncclGroupStart).
   static void group_start() {}
   /// No-op: MPI has no group calls (NCCL's ncclGroupEnd).

@@ -422,7 +422,7 @@ class communicator {
   [[noreturn, gnu::cold, gnu::noinline]] void invalid_error(const char* call) const {
     throw comm_error(std::string("devmesh: ") + call + " on an invalid nccl::communicator (" +
                        (!st_ ? "empty: default-constructed, moved-from, or a split with dm::no_color"
-                             : "aborted after an earlier failure") +
+                             : "aborted: abort() or an earlier failure") +
                        ")");
   }
   /// send, or a device copy of it when it partially overlaps recv (count elements each).
