@@ -685,7 +685,8 @@ class device_mesh {
   /// ncclCommAbort, which also ends work in flight; MPI: the communicators become unusable
   /// (MPI's calls here are blocking: nothing is in flight). Afterwards every collective,
   /// flatten or unflatten on any of those handles throws comm_error. Local, not collective:
-  /// for a rank that gives up on its peers (a timeout, an error elsewhere).
+  /// for a rank that gives up on its peers (a timeout, an error elsewhere). Not while
+  /// another thread is inside a call on the same mesh (docs/runtime.md).
   void abort() const noexcept { state_->abort(); }
 
   /// The world ranks of the (sub)mesh that contains this rank, row-major: PyTorch's
