@@ -2,7 +2,6 @@
 #pragma once
 #include <compare>
 #include <cstddef>
-#include <iterator>
 
 #include "config.hpp"
 
@@ -30,13 +29,15 @@ class rank_group {
 
  public:
   /// A random-access iterator over the group's ranks (a std::random_access_iterator).
+  /// It names no iterator tag, which would cost every TU the iterator header (under nvcc, twice):
+  /// C++20 then takes it for random access (ITER_CONCEPT's default), and C++17's
+  /// iterator_traits for an input iterator, as std::views::iota's (its ranks are values,
+  /// not references).
   class iterator {
     const rank_group* g_ = nullptr;
     int i_ = 0;
 
    public:
-    using iterator_concept = std::random_access_iterator_tag;
-    using iterator_category = std::random_access_iterator_tag;
     using value_type = int;
     using difference_type = std::ptrdiff_t;
     using reference = int;

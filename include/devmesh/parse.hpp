@@ -52,9 +52,15 @@ struct parsed_mesh_traits<mesh<D...>> {
   }
 };
 
+// The parser's functions are templates with an unused parameter (`template <class = void>`),
+// not inline functions: a template's body, and the std::string code it uses, is compiled only
+// in a TU that parses a spec, an inline function's in every TU that includes devmesh.hpp
+// (under nvcc, twice; docs/benchmarks.md section 3).
+
 /// The input as it may appear in a message: printable ASCII kept, other bytes as \xNN,
 /// cut after 64 bytes (hostile input must not flood or corrupt a log).
-inline std::string quote_input(std::string_view s) {
+template <class = void>
+std::string quote_input(std::string_view s) {
   constexpr std::size_t limit = 64;
   constexpr char hex[] = "0123456789abcdef";
   std::string out = "\"";
@@ -82,7 +88,8 @@ inline std::string_view trim_blanks(std::string_view s) {
   return s;
 }
 
-inline std::string list_names(std::span<const std::string_view> names) {
+template <class = void>
+std::string list_names(std::span<const std::string_view> names) {
   std::string out;
   for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + std::string(names[i]);
   return out;
@@ -96,16 +103,21 @@ struct spec_context {
   std::string_view spec;
   std::span<const std::string_view> names;
 
+  template <class = void>
   [[noreturn]] void fail(const std::string& what) const {
     throw_mesh_error(what + " (in mesh spec " + quote_input(spec) + "; expected name=size,... for dims " +
                      list_names(names) + ")");
   }
-  std::string dim_q(int d) const { return "'" + std::string(names[static_cast<std::size_t>(d)]) + "'"; }
+  template <class = void>
+  std::string dim_q(int d) const {
+    return "'" + std::string(names[static_cast<std::size_t>(d)]) + "'";
+  }
 };
 
 /// The size of dim d written as `value`: a positive decimal int, or inferred_size for '*',
 /// 'auto' or '-1'.
-inline int parse_size_value(const spec_context& c, std::string_view value, int d) {
+template <class = void>
+int parse_size_value(const spec_context& c, std::string_view value, int d) {
   if (value == "*" || value == "auto" || value == "-1") return inferred_size;
   const bool negative = value.front() == '-';
   const std::string_view digits = negative ? value.substr(1) : value;
@@ -125,7 +137,8 @@ inline int parse_size_value(const spec_context& c, std::string_view value, int d
 }
 
 /// The spec's name=size entries into `out` (dim order); every dim must be given once.
-inline void parse_entries(const spec_context& c, std::span<int> out) {
+template <class = void>
+void parse_entries(const spec_context& c, std::span<int> out) {
   const int n = static_cast<int>(c.names.size());
   for (int d = 0; d < n; ++d) out[static_cast<std::size_t>(d)] = -1;  // -1: not given
   if (trim_blanks(c.spec).empty()) c.fail("devmesh: empty mesh spec");
@@ -160,7 +173,8 @@ inline void parse_entries(const spec_context& c, std::span<int> out) {
 
 /// The parsed sizes against the mesh's static sizes and the world (world < 0: none given);
 /// infers the one inferred size.
-inline void check_parsed_sizes(const spec_context& c, std::span<const int> static_sizes, int world, std::span<int> out) {
+template <class = void>
+void check_parsed_sizes(const spec_context& c, std::span<const int> static_sizes, int world, std::span<int> out) {
   const int n = static_cast<int>(c.names.size());
   int infer = -1;
   long long known = 1;
@@ -206,9 +220,10 @@ inline void check_parsed_sizes(const spec_context& c, std::span<const int> stati
 
 /// Parses `spec` into one size per dim (dim order) in `out`. `names` are the dims,
 /// `static_sizes` their static sizes (or dynamic_size); world < 0: no world size given.
-/// Not a template: the fuzzer drives it with arbitrary names, too.
-inline void parse_sizes(std::string_view spec, std::span<const std::string_view> names,
-                        std::span<const int> static_sizes, int world, std::span<int> out) {
+/// Not over a mesh type: the fuzzer drives it with arbitrary names, too.
+template <class = void>
+void parse_sizes(std::string_view spec, std::span<const std::string_view> names, std::span<const int> static_sizes,
+                 int world, std::span<int> out) {
   const spec_context c{spec, names};
   parse_entries(c, out);
   check_parsed_sizes(c, static_sizes, world, out);
@@ -278,8 +293,8 @@ M mesh_from_env(const char* var, int world_size, std::string_view fallback) {
 
 /// The value of command-line option `flag` ("--mesh X" or "--mesh=X"), or nullopt if
 /// absent. Stops at "--". Throws mesh_error if the flag lacks a value or appears twice.
-inline std::optional<std::string_view> find_mesh_arg(int argc, const char* const* argv,
-                                                     std::string_view flag = "--mesh") {
+template <class = void>
+std::optional<std::string_view> find_mesh_arg(int argc, const char* const* argv, std::string_view flag = "--mesh") {
   std::optional<std::string_view> found;
   for (int i = 1; i < argc && argv[i] != nullptr; ++i) {
     const std::string_view arg = argv[i];

@@ -53,6 +53,13 @@ TEST_CASE("rank_group is a random-access range of int") {
   static_assert(std::ranges::sized_range<G>);
   static_assert(std::same_as<std::ranges::range_value_t<G>, int>);
   static_assert(std::random_access_iterator<G::iterator>);
+  // C++17's traits: an input iterator (its ranks are values), as std::views::iota's; the
+  // algorithms and constructors over iterator pairs still work.
+  static_assert(std::same_as<std::iterator_traits<G::iterator>::iterator_category, std::input_iterator_tag>);
+  const G g = dm::mesh<dm::dim<"a", 2>, dm::dim<"b", 3>>{}.group<"b", "a">(4);
+  CHECK(std::vector<int>(g.begin(), g.end()) == std::vector<int>{0, 3, 1, 4, 2, 5});  // b major, then a
+  CHECK(std::distance(g.begin(), g.end()) == 6);
+  CHECK(std::ranges::distance(g) == 6);
 }
 
 TEST_CASE("membership and order of groups on static and dynamic meshes") {

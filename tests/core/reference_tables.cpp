@@ -4,6 +4,9 @@
 
 #include "reference_tables.hpp"
 
+#include <iterator>
+#include <vector>
+
 namespace dm = devmesh;
 
 TEST_SUITE("reference") {
@@ -44,9 +47,19 @@ TEST_CASE("the tutorial's groups, listed as its manual setup computes them") {
   // shard_rank_lists = range(0, n/2), range(n/2, n); replicate = range(i, n, shard_factor).
   using hsdp = dm::mesh<dm::dim<"replicate">, dm::dim<"shard", 4>>;
   const auto h = hsdp::for_world(8);
-  const auto shard = dm::all_groups<"shard">(h);
-  const auto replicate = dm::all_groups<"replicate">(h);
-  CHECK(shard == std::vector<std::vector<int>>{{0, 1, 2, 3}, {4, 5, 6, 7}});
-  CHECK(replicate == std::vector<std::vector<int>>{{0, 4}, {1, 5}, {2, 6}, {3, 7}});
+  const auto lists = [](const auto& groups) {  // all_groups computes its groups: list them
+    std::vector<std::vector<int>> out;
+    for (const auto& g : groups) out.emplace_back(g.begin(), g.end());
+    CHECK(static_cast<int>(out.size()) == groups.size());
+    return out;
+  };
+  CHECK(lists(dm::all_groups<"shard">(h)) == std::vector<std::vector<int>>{{0, 1, 2, 3}, {4, 5, 6, 7}});
+  CHECK(lists(dm::all_groups<"replicate">(h)) == std::vector<std::vector<int>>{{0, 4}, {1, 5}, {2, 6}, {3, 7}});
+  static_assert(std::forward_iterator<decltype(dm::all_groups<"shard">(h).begin())>);
+  // ... in constant expressions too: the third tp group of a static (2, 2, 2) mesh.
+  constexpr dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>> m;
+  static_assert(dm::all_groups<"tp">(m).size() == 4);
+  static_assert((*std::next(dm::all_groups<"tp">(m).begin(), 2)).front() == 4);
+  static_assert(dm::all_groups<"cp", "dp">(m, 1).size() == 2);
 }
 }
