@@ -83,6 +83,15 @@ concept communicator = std::movable<C> && requires(C& c, const C& cc, int color,
 ///
 /// duplicate(d) that runs meanwhile() once while the duplicate is in flight (device_mesh
 /// describes the mesh there), rethrowing its exception once the duplicate is done.
+///
+/// One optional free function, found by argument-dependent lookup (both backends have it):
+///
+///   std::vector<int> node_of_ranks(const C& c, const deadline& d);
+///
+/// collective over c: the node of every rank of c (ids 0..n-1, by lowest rank), the same on
+/// every rank, bounded by d. init_device_mesh calls it on its control communicator when the
+/// options ask for the nodes (topology, intra_node, node_major); without it those options
+/// throw on every rank.
 
 /// Typed collectives every backend provides, as member templates (checked where used; a
 /// concept cannot quantify over T). T must map to a native datatype at compile time, or the

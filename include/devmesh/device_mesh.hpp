@@ -43,14 +43,58 @@
 #include "fixed_string.hpp"
 #include "mesh.hpp"
 #include "print.hpp"
+#include "topology.hpp"
 
 namespace devmesh {
+
+namespace detail {
+template <communicator Comm>
+struct mesh_state;
+/// Init's topology step (node discovery, node-major placement, the intra_node check) for
+/// `view`, the layout as plain data; returns the rank map to use.
+template <communicator Comm>
+using topology_step = std::vector<int> (*)(mesh_state<Comm>&, const layout_view& view, std::string_view step,
+                                           const deadline&);
+template <communicator Comm>
+std::vector<int> settle_topology(mesh_state<Comm>&, const layout_view&, std::string_view, const deadline&);
+}  // namespace detail
+
+/// A topology option of device_mesh_options (topology, intra_node, node_major): a value of
+/// type T, read as a T, that also carries init's topology step once it is set. So only a
+/// file that sets one compiles node discovery and placement, not every file that calls
+/// init_device_mesh (about 1 s of g++ each at -O0: docs/topology.md).
+template <communicator Comm, class T>
+class topology_option {
+  T value_{};
+  detail::topology_step<Comm> step_ = nullptr;
+
+ public:
+  /// Unset: T's default, no topology step.
+  topology_option() = default;
+  /// Set to v (options{.topology = true}).
+  topology_option(T v) : value_(std::move(v)), step_(&detail::settle_topology<Comm>) {}  // NOLINT: implicit
+  /// Sets it to v (options.intra_node = {"tp"}).
+  topology_option& operator=(T v) {
+    value_ = std::move(v);
+    step_ = &detail::settle_topology<Comm>;
+    return *this;
+  }
+  /// The value.
+  const T& value() const { return value_; }
+  /// The value, where a T is expected.
+  operator const T&() const { return value_; }  // NOLINT: implicit by design
+  /// Init's topology step, once the option was set (null before).
+  detail::topology_step<Comm> step() const { return step_; }
+};
 
 /// How a device mesh creates its communicators, and the runtime contract's knobs.
 ///   options.per_dim["tp"] = ...;        // backend options of one dim (by name; aliases too)
 ///   options.lazy = true;                // create each dim's communicator on first use
 ///   options.timeout = 30s;              // bound of devmesh's own collective steps
 ///   options.check_collectives = true;   // every collective checks its arguments first
+///   options.rank_map = {4, 5, 6, 7};    // position -> world rank (PyTorch's mesh tensor)
+///   options.intra_node = {"tp"};        // every tp group within one node, checked at init
+///   options.node_major = true;          // and a rank map that makes it so
 template <communicator Comm>
 struct device_mesh_options {
   using comm_options = typename Comm::options_type;
@@ -75,6 +119,34 @@ struct device_mesh_options {
   /// dims that share one must then not run concurrently from two threads. Default: every
   /// dim has its own communicator, as in PyTorch.
   bool share_equal_groups = false;
+  /// Which world rank sits at each position of the mesh (PyTorch's mesh tensor, flattened
+  /// row-major; a position is a rank of the layout, [0, root_size())): rank_map[p] is the
+  /// world rank at position p. Empty (the default): position p is world rank p, and no map
+  /// is stored. Otherwise root_size() distinct world ranks, each in [0, world size); world
+  /// ranks not in it are not members. Checked on every rank and part of the consistency
+  /// check. A mesh at an offset: rank_range(4, 4), i.e. {4, 5, 6, 7}.
+  std::vector<int> rank_map{};
+  /// Find at init which node each rank is on (one more bounded collective step, only then),
+  /// so that device_mesh::topology() can answer. Implied by intra_node and node_major.
+  topology_option<Comm, bool> topology{};
+  /// Dims (run-time names, aliases too) each of whose groups must lie within one node: at
+  /// init, a group of one of them that spans nodes makes every rank throw mesh_error with
+  /// the topology table and the fix. Implies topology.
+  topology_option<Comm, std::vector<std::string>> intra_node{};
+  /// Node-major placement: init builds rank_map from the discovered nodes (as
+  /// node_major_rank_map) so that the intra_node dims lie within nodes whatever order the
+  /// launcher gave the ranks, or throws on every rank when no order can. Needs intra_node;
+  /// excludes rank_map. Implies topology.
+  topology_option<Comm, bool> node_major{};
+
+  /// True when init must discover the nodes (topology, intra_node or node_major).
+  bool wants_topology() const { return topology.value() || node_major.value() || !intra_node.value().empty(); }
+  /// Init's topology step: set with any topology option (null when none was).
+  detail::topology_step<Comm> topology_step() const {
+    for (auto step : {topology.step(), intra_node.step(), node_major.step()})
+      if (step) return step;
+    return nullptr;
+  }
 
   /// The options dim `name` is created with.
   const comm_options& for_dim(std::string_view name) const {
@@ -83,7 +155,60 @@ struct device_mesh_options {
   }
 };
 
+/// The rank map of a mesh at an offset: `count` world ranks from `first`, in order
+/// (rank_range(4, 4) is {4, 5, 6, 7}): options.rank_map = dm::rank_range(4, 4).
+inline std::vector<int> rank_range(int first, int count) {
+  std::vector<int> out;
+  for (int i = 0; i < count; ++i) out.push_back(first + i);
+  return out;
+}
+
 namespace detail {
+
+/// How the parent of a split numbers the mesh's ranks: as the world does (the control
+/// communicator, a duplicate of the world), or by position (lazy mode's members, split with
+/// key = position). split_group takes ranks of its parent, so the two differ under a rank map.
+enum class numbering { world, position };
+
+/// True for {0, 1, ..., n-1}: row-major world order, which is stored as no map at all.
+inline bool is_identity_map(const std::vector<int>& map) {
+  for (std::size_t p = 0; p < map.size(); ++p)
+    if (map[p] != static_cast<int>(p)) return false;
+  return true;
+}
+
+/// A rank map as text for messages and the consistency check: runs of consecutive ranks
+/// ("4-7", "0,2,4,6,1,3,5,7"); past 200 characters cut, with the digest of the whole.
+[[gnu::cold, gnu::noinline]] inline std::string rank_map_string(const std::vector<int>& map) {
+  if (map.empty()) return "row-major";
+  const std::string all = rank_ranges(map);
+  if (all.size() <= 200) return all;
+  return all.substr(0, 200) + "... (" + std::to_string(map.size()) + " entries, sha256 " +
+         std::to_string(sha256(all)[0]) + ")";
+}
+
+/// "" if `map` is a valid rank map of a mesh with n positions in a world of `world` ranks,
+/// else why not.
+[[gnu::cold, gnu::noinline]] inline std::string rank_map_error(const std::vector<int>& map, int n, int world) {
+  if (map.empty()) return {};
+  const std::string here = "devmesh: rank map: ";
+  if (static_cast<int>(map.size()) != n)
+    return here + "it has " + std::to_string(map.size()) + " entries, the mesh has " + std::to_string(n) +
+           " positions (one world rank per position, options.rank_map[p] for position p)";
+  std::vector<int> at(static_cast<std::size_t>(world), -1);  // world rank -> its position
+  for (int p = 0; p < n; ++p) {
+    const int w = map[static_cast<std::size_t>(p)];
+    if (w < 0 || w >= world)
+      return here + "rank_map[" + std::to_string(p) + "] = " + std::to_string(w) +
+             " is not a world rank (the world has " + std::to_string(world) + ": [0, " + std::to_string(world) + "))";
+    int& seen = at[static_cast<std::size_t>(w)];
+    if (seen >= 0)
+      return here + "rank_map[" + std::to_string(p) + "] = " + std::to_string(w) + " repeats rank_map[" +
+             std::to_string(seen) + "] (each world rank holds at most one position)";
+    seen = p;
+  }
+  return {};
+}
 
 /// A dim's group function: its coalesced layout (dim_layout::coalesce), as a list of
 /// (shape, stride), most significant first. Two dims with the same key have the same
@@ -190,6 +315,9 @@ struct mesh_state {
   int world_rank = 0;
   int world_size = 0;
   int root_size = 0;
+  std::vector<int> rank_map;      // position -> world rank; empty: position p is world rank p
+  int position = -1;              // this rank's position in the root; -1: not a member
+  std::vector<int> node_of_rank;  // node of every world rank, when init discovered them
   device_mesh_options<Comm> options;
   std::chrono::milliseconds timeout = default_timeout;
   bool check_collectives = false;
@@ -205,8 +333,38 @@ struct mesh_state {
     while (!cache.empty()) cache.pop_back();
   }
 
-  bool is_member() const { return world_rank < root_size; }
+  bool is_member() const { return position >= 0; }
   deadline start_step() const { return deadline::after(timeout); }
+
+  /// Sets the root's size and rank map (valid: checked before), and this rank's position.
+  void place(int n, std::vector<int> map) {
+    root_size = n;
+    rank_map = std::move(map);
+    if (is_identity_map(rank_map)) rank_map.clear();  // the row-major path: no map
+    position = -1;
+    if (rank_map.empty()) {
+      if (world_rank < n) position = world_rank;
+      return;
+    }
+    for (int p = 0; p < n; ++p)
+      if (rank_map[static_cast<std::size_t>(p)] == world_rank) position = p;
+  }
+  /// The world rank at position p.
+  int world_rank_at(int p) const { return rank_map.empty() ? p : rank_map[static_cast<std::size_t>(p)]; }
+  /// The world ranks at every position, in order (the identity without a map).
+  std::vector<int> positions_to_world() const {
+    if (!rank_map.empty()) return rank_map;
+    return rank_range(0, root_size);
+  }
+  /// Which world ranks the mesh holds, for messages: "it spans world ranks [0, 4) of 8" or
+  /// "its rank map holds world ranks 4-7 of 8".
+  std::string members_phrase() const {
+    if (rank_map.empty())
+      return "it spans world ranks [0, " + std::to_string(root_size) + ") of " + std::to_string(world_size);
+    std::vector<int> sorted = rank_map;
+    std::sort(sorted.begin(), sorted.end());
+    return "its rank map holds world ranks " + rank_ranges(sorted) + " of " + std::to_string(world_size);
+  }
 
   /// Aborts every communicator devmesh made for this root (dims, lazy parent, control).
   void abort() noexcept {
@@ -239,15 +397,16 @@ struct mesh_state {
   }
 
   /// The ranks of `parent` in this rank's group of dim d, in the group's order (empty off
-  /// the mesh). The parents of devmesh's splits (the control communicator, lazy mode's
-  /// members) number their ranks as the world does.
+  /// the mesh): positions mapped to world ranks when the parent numbers ranks as the world
+  /// (the control communicator), positions as they are for lazy mode's members.
   template <class Layout>
-  std::vector<int> group_ranks(const Layout& m, int d) const {
+  std::vector<int> group_ranks(const Layout& m, int d, numbering parent) const {
     std::vector<int> ranks;
     if (!is_member()) return ranks;
-    const split_args sa = m.comm_split(world_rank, d);
+    const split_args sa = m.comm_split(position, d);
     const auto group = m.dim_layout(d);
-    for (int i = 0; i < m.dim_size(d); ++i) ranks.push_back(sa.color + group(i));
+    for (int i = 0; i < m.dim_size(d); ++i)
+      ranks.push_back(parent == numbering::world ? world_rank_at(sa.color + group(i)) : sa.color + group(i));
     return ranks;
   }
 
@@ -255,15 +414,17 @@ struct mesh_state {
   /// backend has one, a split whose groups are given (MPI: MPI_Comm_create_group, collective
   /// over the group only, so much cheaper than MPI_Comm_split over the whole parent).
   /// Returns "" or why it failed here.
+  /// Split colors and keys come from positions: a color only names a group, and a key is
+  /// the rank's index in its group, whatever the parent's numbering.
   template <class Layout>
-  std::string split_one(const Comm& parent, const Layout& m, int d, entry& e) const {
+  std::string split_one(const Comm& parent, numbering parent_numbering, const Layout& m, int d, entry& e) const {
     try {
       auto opts = named_options(options.for_dim(e.name), e.name);
       if constexpr (requires { parent.split_group(std::span<const int>(), opts); }) {
-        const std::vector<int> ranks = group_ranks(m, d);
+        const std::vector<int> ranks = group_ranks(m, d, parent_numbering);
         e.comm = std::make_shared<Comm>(parent.split_group(std::span<const int>(ranks), opts));
       } else {
-        const split_args sa = is_member() ? m.comm_split(world_rank, d) : split_args{no_color, 0};
+        const split_args sa = is_member() ? m.comm_split(position, d) : split_args{no_color, 0};
         e.comm = std::make_shared<Comm>(parent.split(sa.color, sa.key, opts));
       }
     } catch (const std::exception& x) {
@@ -281,7 +442,8 @@ struct mesh_state {
   /// rank throw, naming the first dim that failed (the dims after it were created, and
   /// their hooks called, before the agreement), and nothing this call made is cached.
   template <class Layout>
-  void create(const Comm& parent, const Layout& m, int first, int last, std::string_view step, const deadline& dl) {
+  void create(const Comm& parent, numbering parent_numbering, const Layout& m, int first, int last,
+              std::string_view step, const deadline& dl) {
     std::vector<std::unique_ptr<entry>> made;
     std::vector<step_outcome> outcomes;
     std::string names;  // of the dims split, for a time-out's message
@@ -296,7 +458,7 @@ struct mesh_state {
         e->comm = same->comm;
       else {
         outcomes.push_back({std::string(step) + ": creating the communicator of dim '" + e->name + "'",
-                            split_one(parent, m, d, *e)});
+                            split_one(parent, parent_numbering, m, d, *e)});
         names += (names.empty() ? "'" : ", '") + e->name + "'";
       }
       made.push_back(std::move(e));
@@ -315,7 +477,7 @@ struct mesh_state {
     const deadline dl = start_step();
     const std::string step = "creating the communicator of dim '" + std::string(Layout::name(d)) + "' (lazy)";
     check_same(*lazy_root, layout_descriptor(m, "dim " + std::string(Layout::name(d))), step, dl);
-    create(*lazy_root, m, d, d + 1, step, dl);
+    create(*lazy_root, numbering::position, m, d, d + 1, step, dl);
     return *find(Layout::name(d), group_key_of(m, d));
   }
 
@@ -327,7 +489,7 @@ struct mesh_state {
     if (options.lazy) return;
     const deadline dl = start_step();
     if (!verified) check_same(*control, layout_descriptor(m, std::string(step)), step, dl);
-    create(*control, m, 0, Layout::ndim_with_aliases, step, dl);
+    create(*control, numbering::world, m, 0, Layout::ndim_with_aliases, step, dl);
   }
 };
 
@@ -386,10 +548,24 @@ class device_mesh {
   const Layout& layout() const { return layout_; }
   /// This process's rank in the world communicator.
   int rank() const { return state_->world_rank; }
+  /// This rank's position in the root mesh: the rank every layout query takes (coordinate,
+  /// local ranks, groups), i.e. the index of rank() in the rank map, or rank() itself
+  /// without one. Throws on non-members.
+  int position() const {
+    require_member("position", 0);
+    return state_->position;
+  }
+  /// The root's rank map, position -> world rank (options.rank_map, or the node-major map
+  /// init built); empty when position p is world rank p. Shared by every derived mesh.
+  const std::vector<int>& rank_map() const { return state_->rank_map; }
+  /// The node of every world rank (node ids 0..n-1, numbered by the lowest rank on each
+  /// node), as init discovered them; empty when the options did not ask (options.topology,
+  /// intra_node, node_major).
+  const std::vector<int>& node_of_rank() const { return state_->node_of_rank; }
   /// Number of ranks in the world communicator.
   int world_size() const { return state_->world_size; }
-  /// False on world ranks outside a mesh smaller than the world: they have no
-  /// communicator and every collective throws.
+  /// False on world ranks outside the mesh (past a mesh smaller than the world, or not in
+  /// its rank map): they have no communicator and every collective throws.
   bool is_member() const { return state_->is_member(); }
   /// Number of ranks of the mesh (PyTorch size()), of a named dim, or of dim d.
   int size() const { return layout_.size(); }
@@ -405,20 +581,20 @@ class device_mesh {
   /// This rank's coordinate in the (sub)mesh containing it; nullopt on non-members.
   std::optional<std::array<int, ndim>> coordinate() const {
     if (!is_member()) return std::nullopt;
-    return layout_.coordinate(rank());
+    return layout_.coordinate(state_->position);
   }
   /// This rank's index along dim N (PyTorch get_local_rank). Throws on non-members.
   template <fixed_string N>
   int local_rank() const {
     require_member("local_rank", index<N>);
-    return layout_.template local_rank<N>(rank());
+    return layout_.template local_rank<N>(state_->position);
   }
   /// This rank's index along the only dim of a 1-D mesh. Throws on non-members.
   int local_rank() const
     requires(ndim == 1)
   {
     require_member("local_rank", 0);
-    return layout_.coordinate_unchecked(rank(), 0);
+    return layout_.coordinate_unchecked(state_->position, 0);
   }
 
   // ---- run-time names and indices (config-driven code; PyTorch's string lookups) --------
@@ -689,17 +865,33 @@ class device_mesh {
   /// another thread is inside a call on the same mesh (docs/runtime.md).
   void abort() const noexcept { state_->abort(); }
 
-  /// The world ranks of the (sub)mesh that contains this rank, row-major: PyTorch's
-  /// mesh.mesh, flattened (its shape is shape()). Throws on non-members.
-  auto ranks() const {
+  /// The world ranks of the (sub)mesh that contains this rank, row-major, through the rank
+  /// map: PyTorch's mesh.mesh, flattened (its shape is shape()). Throws on non-members.
+  std::vector<int> ranks() const {
     require_member("ranks", 0);
-    return layout_.group(rank());
+    std::vector<int> out;
+    for (int p : layout_.group(state_->position)) out.push_back(state_->world_rank_at(p));
+    return out;
+  }
+
+  /// Where this mesh's groups lie on the nodes: dm::topology() of its layout over the root's
+  /// rank map and the nodes init discovered (printable: os << mesh.topology()). Local; the
+  /// same on every rank. Throws mesh_error when init did not discover the nodes
+  /// (options.topology, intra_node or node_major).
+  mesh_topology topology() const {
+    if (state_->node_of_rank.empty())
+      throw mesh_error("devmesh: topology() on " + to_string(layout_) +
+                       ": the nodes were not discovered at init (set options.topology = true, or intra_node or "
+                       "node_major, in the options of init_device_mesh or from_comms)");
+    const std::vector<int> map = state_->positions_to_world();
+    return devmesh::topology(layout_, state_->node_of_rank, map);
   }
 
   /// Equal when both are views of one mesh: equal layouts (basic_mesh ==) over the same
-  /// communicators (one init_device_mesh or from_comms, and what was derived from it). Two
-  /// inits over the same world give meshes that are never equal, though their groups
-  /// coincide: their communicators differ, and so would a collective's matching.
+  /// communicators (one init_device_mesh or from_comms, and what was derived from it), hence
+  /// the same rank map. Two inits over the same world give meshes that are never equal,
+  /// though their groups coincide (or their rank maps do): their communicators differ, and
+  /// so would a collective's matching.
   template <class L2>
   bool operator==(const device_mesh<L2, Comm>& o) const {
     return state_ == o.state_ && layout_ == o.layout_;
@@ -709,10 +901,12 @@ class device_mesh {
     return detail::hash_mesh(layout_) ^ (std::hash<const void*>{}(state_.get()) * 0x9e3779b97f4a7c15ULL);
   }
 
-  /// Prints device_mesh(<backend>, <the layout>, rank r), plus ", not a member" off the mesh.
+  /// Prints device_mesh(<backend>, <the layout>, rank r), plus ", not a member" off the mesh
+  /// and ", position p" under a rank map.
   friend std::ostream& operator<<(std::ostream& os, const device_mesh& m) {
     os << "device_mesh(" << Comm::backend_name() << ", " << m.layout_ << ", rank " << m.rank();
     if (!m.is_member()) os << ", not a member";
+    else if (!m.state_->rank_map.empty()) os << ", position " << m.state_->position;
     return os << ')';
   }
 
@@ -735,7 +929,7 @@ class device_mesh {
   }
   int local_rank_on(int d) const {
     require_member("local_rank", d);
-    return layout_.coordinate_unchecked(rank(), d);
+    return layout_.coordinate_unchecked(state_->position, d);
   }
 
   std::string where(int d) const {
@@ -744,8 +938,7 @@ class device_mesh {
   void require_member(const char* what, int d) const {
     if (!is_member())
       throw mesh_error("devmesh: " + std::string(what) + " on " + where(d) + ": world rank " +
-                       std::to_string(rank()) + " is not a member of this mesh (it spans world ranks [0, " +
-                       std::to_string(state_->root_size) + ") of " + std::to_string(state_->world_size) + ")");
+                       std::to_string(rank()) + " is not a member of this mesh (" + state_->members_phrase() + ")");
   }
   const Comm& comm_on(int d, const char* what) const {
     if (const Comm* c = comms_[static_cast<std::size_t>(d)]) return *c;  // resolved at construction
@@ -846,7 +1039,7 @@ class device_mesh {
   std::pair<int, int> shift_peers_on(int d, int displacement, bool periodic) const {
     require_member("shift", d);
     const int n = layout_.dim_size(d);
-    const int me = layout_.coordinate_unchecked(rank(), d);
+    const int me = layout_.coordinate_unchecked(state_->position, d);
     auto peer = [&](long long p) {
       if (periodic) return static_cast<int>(((p % n) + n) % n);
       return p < 0 || p >= n ? -1 : static_cast<int>(p);
@@ -880,7 +1073,31 @@ std::string options_descriptor(const mesh_state<Comm>& st, std::string_view how)
     const std::string d = describe_options(opts);
     s += ", " + name + (d.empty() ? std::string() : "{" + d + "}");
   }
+  if (!is_identity_map(o.rank_map)) s += ", rank map " + rank_map_string(o.rank_map);
+  if (o.topology.value()) s += ", topology";
+  if (!o.intra_node.value().empty()) {
+    s += ", intra_node";
+    for (const auto& name : o.intra_node.value()) s += " '" + name + "'";
+  }
+  if (o.node_major.value()) s += ", node_major";
   return s + "]";
+}
+
+/// "" if the rank map and topology options fit layout l (how: "init_device_mesh" or
+/// "from_comms"), else why not. Local: part of the checks every rank agrees on first.
+template <class Layout, communicator C>
+std::string placement_error(const mesh_state<C>& st, const Layout& l, std::string_view how) {
+  const auto& o = st.options;
+  const std::string here = "devmesh: " + std::string(how) + ": ";
+  if (o.node_major.value() && !o.rank_map.empty())
+    return here + "options.node_major and options.rank_map exclude each other (node-major placement builds the rank "
+                  "map from the nodes): drop one";
+  if (o.node_major.value() && o.intra_node.value().empty())
+    return here + "options.node_major needs options.intra_node, the dims to keep within nodes (e.g. "
+                  "options.intra_node = {\"tp\"})";
+  if (o.node_major.value() && how == "from_comms")
+    return here + "options.node_major cannot reorder adopted communicators: pass options.rank_map instead";
+  return rank_map_error(o.rank_map, l.root_size(), st.world_size);
 }
 
 /// The state of a new mesh over `world`, with its private control communicator: the first
@@ -941,6 +1158,8 @@ local_checks<Layout> check_locally(const mesh_state<C>& st, Make&& make, std::st
   if (l.root_size() > st.world_size)
     out.error = std::string(DEVMESH_MSG_WORLD_MISMATCH) + ": " + to_string(l) + " has " +
                 std::to_string(l.root_size()) + " ranks, the world " + std::to_string(st.world_size);
+  else
+    out.error = placement_error(st, l, how);
   out.mine = layout_descriptor(l, options_descriptor(st, how));
   out.mine.seal();
   return out;
@@ -958,6 +1177,64 @@ void check_layout(const mesh_state<C>& st, const local_checks<Layout>& local, st
   agree_all(*st.control, how, first, &local.mine, after, dl);
 }
 
+/// Node discovery at init, over the control communicator: the backend's node_of_ranks hook
+/// (found by argument-dependent lookup: mpi/node.hpp, nccl/node.hpp), then a digest check
+/// that every rank found the same nodes. A backend without the hook throws on every rank.
+template <communicator C>
+std::vector<int> discover_nodes(const mesh_state<C>& st, std::string_view step, const deadline& dl) {
+  const C& c = *st.control;
+  if constexpr (requires {
+                  { node_of_ranks(c, dl) } -> std::convertible_to<std::vector<int>>;
+                }) {
+    std::vector<int> nodes = bounded_step(step, dl, [&] { return std::vector<int>(node_of_ranks(c, dl)); });
+    check_same(c, descriptor{"nodes " + rank_ranges(nodes), {}}, std::string(step) + ": node discovery", dl);
+    return nodes;
+  } else {
+    throw mesh_error("devmesh: " + std::string(step) + ": the " + std::string(C::backend_name()) +
+                     " backend cannot discover nodes (it has no node_of_ranks hook, docs/runtime.md): "
+                     "options.topology, intra_node and node_major are not available on it");
+  }
+}
+
+/// The topology options at init or from_comms (the step a topology_option carries): checks
+/// the intra_node names, discovers the nodes, builds the node-major map (node_major) and
+/// checks intra_node. All but the discovery are computed from inputs every rank was shown to
+/// share (the options, the layout, then the nodes), so they throw alike on every rank with no
+/// further step; an unknown name throws before the discovery's collective step. Returns the
+/// rank map to use.
+template <communicator C>
+std::vector<int> settle_topology(mesh_state<C>& st, const layout_view& v, std::string_view step, const deadline& dl) {
+  const auto& o = st.options;
+  std::vector<int> map = o.rank_map;
+  const std::vector<int> dims = dim_indices(v.names, o.intra_node.value(), std::string(step) + ": options.intra_node");
+  st.node_of_rank = discover_nodes(st, step, dl);
+  const std::span<const int> members = std::span<const int>(st.node_of_rank).first(static_cast<std::size_t>(v.root_size));
+  if (o.node_major.value())
+    map = node_major_map(v, members, dims, std::string(step) + ": node-major placement (options.node_major)");
+  if (dims.empty()) return map;
+  const std::vector<int> placed = map.empty() ? rank_range(0, v.root_size) : map;
+  const char* how = step == "init_device_mesh"
+                        ? "set options.node_major = true, and init_device_mesh builds a rank map (position -> world "
+                          "rank) that keeps these dims within nodes whatever order the launcher gave the ranks"
+                        : "";
+  try {
+    check_intra_node(v, st.node_of_rank, dims, placed, how);
+  } catch (const mesh_error& e) {
+    const std::string what = e.what();  // "devmesh: intra-node requirement not met: ..."
+    throw mesh_error("devmesh: " + std::string(step) + " (options.intra_node): " + what.substr(what.find(' ') + 1));
+  }
+  return map;
+}
+
+/// The rank map of the mesh: options.rank_map, or what the topology step (set with any
+/// topology option) makes of it. Without topology options, no topology code is compiled here.
+template <class Layout, communicator C>
+std::vector<int> settle_placement(mesh_state<C>& st, const Layout& l, std::string_view step, const deadline& dl) {
+  const auto settle = st.options.topology_step();
+  if (!st.options.wants_topology() || !settle) return st.options.rank_map;
+  return settle(st, view_of(l), step, dl);
+}
+
 template <class Layout, class W, class C>
 device_mesh<Layout, C> init_impl(W&& world, const std::function<Layout()>& make, device_mesh_options<C> options) {
   constexpr std::string_view step = "init_device_mesh";
@@ -967,12 +1244,12 @@ device_mesh<Layout, C> init_impl(W&& world, const std::function<Layout()>& make,
   const deadline dl = st->start_step();
   check_layout(*st, local, step, dl);
   const std::optional<Layout>& layout = local.layout;
-  st->root_size = layout->root_size();
+  st->place(layout->root_size(), settle_placement(*st, *layout, step, dl));
   if (st->options.lazy) {
-    // The parent of the lazy splits: the mesh's members, in mesh order.
+    // The parent of the lazy splits: the mesh's members, ranked by position (numbering::position).
     std::string failed;
     try {
-      st->lazy_root.emplace(st->control->split(st->is_member() ? 0 : no_color, st->world_rank, {}));
+      st->lazy_root.emplace(st->control->split(st->is_member() ? 0 : no_color, st->position, {}));
     } catch (const std::exception& e) {
       failed = e.what();
     }
@@ -1021,6 +1298,7 @@ std::string adopted_shape_error(const Layout& layout, const std::array<C, Layout
                                 const mesh_state<C>& st) {
   const bool member = st.is_member();
   const int me = st.world_rank;
+  const int pos = st.position;
   for (int d = 0; d < Layout::ndim; ++d) {
     const std::string dim = "dim '" + std::string(Layout::name(d)) + "'";
     const C& c = comms[static_cast<std::size_t>(d)];
@@ -1032,15 +1310,16 @@ std::string adopted_shape_error(const Layout& layout, const std::array<C, Layout
     if (c.size() != layout.dim_size(d))
       return dim + ": the communicator has " + std::to_string(c.size()) + " ranks, the dim " +
              std::to_string(layout.dim_size(d));
-    if (c.rank() != layout.comm_split(me, d).key)
+    if (c.rank() != layout.comm_split(pos, d).key)
       return dim + ": world rank " + std::to_string(me) + " is rank " + std::to_string(c.rank()) +
-             " of the communicator but has index " + std::to_string(layout.comm_split(me, d).key) + " in its group";
+             " of the communicator but has index " + std::to_string(layout.comm_split(pos, d).key) + " in its group";
   }
   return {};
 }
 
 /// from_comms step 2 (collective over each communicator, bounded): the world ranks of each
-/// communicator, in its rank order, must be the layout's group of that dim.
+/// communicator, in its rank order, must be the layout's group of that dim, through the
+/// rank map (rank_map[position]).
 template <class Layout, communicator C>
 std::string adopted_members_error(const Layout& layout, const std::array<C, Layout::ndim>& comms,
                                   const mesh_state<C>& st, const deadline& dl) {
@@ -1053,13 +1332,15 @@ std::string adopted_members_error(const Layout& layout, const std::array<C, Layo
     const std::int32_t mine = me;
     bounded_step("from_comms", dl, [&] { c.all_gather_bytes(&mine, ranks.data(), sizeof mine, dl); });
     const auto group = layout.dim_layout(d);
-    const split_args sa = layout.comm_split(me, d);
+    const split_args sa = layout.comm_split(st.position, d);
     for (int i = 0; i < c.size() && error.empty(); ++i) {
-      const int expected = sa.color + group(i);  // the i-th rank of this rank's group
+      const int p = sa.color + group(i);  // the i-th position of this rank's group
+      const int expected = st.world_rank_at(p);
       if (ranks[static_cast<std::size_t>(i)] != expected)
         error = "dim '" + std::string(Layout::name(d)) + "': rank " + std::to_string(i) +
                 " of the communicator is world rank " + std::to_string(ranks[static_cast<std::size_t>(i)]) +
-                ", the layout's group has world rank " + std::to_string(expected) + " there";
+                ", the layout's group has world rank " + std::to_string(expected) + " there" +
+                (st.rank_map.empty() ? std::string() : " (position " + std::to_string(p) + " of the rank map)");
     }
   }
   return error;
@@ -1085,12 +1366,15 @@ device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, 
     local = detail::check_locally<Layout>(s, [&] { return layout; }, step);
   });
   const deadline dl = st->start_step();
-  st->root_size = layout.root_size();
+  // The rank map is placed only once checked here; elsewhere the local error decides first.
+  if (local.error.empty()) st->place(layout.root_size(), st->options.rank_map);
   // The layout, the consistency check and 1. each communicator's size and rank against the
-  // layout, in one agreement; then 2. each communicator's members.
-  const detail::step_outcome shapes[] = {{std::string(step), detail::adopted_shape_error(layout, comms, *st)}};
+  // layout, in one agreement; then 2. each communicator's members; then the topology options.
+  const detail::step_outcome shapes[] = {
+      {std::string(step), local.error.empty() ? detail::adopted_shape_error(layout, comms, *st) : std::string()}};
   detail::check_layout(*st, local, step, dl, shapes);
   detail::agree(*st->control, detail::adopted_members_error(layout, comms, *st, dl), step, dl);
+  detail::settle_placement(*st, layout, step, dl);
   for (int d = 0; d < Layout::ndim; ++d) {
     auto e = std::make_unique<typename detail::mesh_state<C>::entry>();
     e->name = std::string(Layout::name(d));

@@ -6,7 +6,8 @@
 //
 // communicator.hpp: RAII ncclComm_t (split, typed collectives, abort); group.hpp: RAII
 // ncclGroupStart/End; options.hpp: ncclConfig_t; device.hpp: GPU from the local rank;
-// bootstrap.hpp / mpi_bootstrap.hpp: world creation. See docs/nccl.md.
+// bootstrap.hpp / mpi_bootstrap.hpp: world creation; node.hpp: node discovery over the host
+// channel (device_mesh's topology options). See docs/nccl.md.
 #pragma once
 #include "diagnostics.hpp"
 #include "nccl/bootstrap.hpp"
@@ -14,6 +15,7 @@
 #include "nccl/device.hpp"
 #include "nccl/error.hpp"
 #include "nccl/group.hpp"
+#include "nccl/node.hpp"
 #include "nccl/options.hpp"
 #include "nccl/types.hpp"
 // The MPI bootstrap (nccl::world(mpi_world)) when MPI is in use: devmesh's MPI backend, or

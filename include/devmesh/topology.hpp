@@ -25,10 +25,16 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <climits>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <iosfwd>
+#include <map>
 #include <numeric>
 #include <ranges>
 #include <span>
@@ -83,10 +89,16 @@ struct mesh_topology {
 
 namespace detail {
 
+// Every function here is a template with an unused parameter (`template <class = void>`),
+// not an inline function: its body compiles only in the files that ask for topology, not in
+// every file that includes a backend (parse.hpp says why; device_mesh.hpp's
+// topology_option is the other half).
+
 /// The node of every position: node_of_rank[rank_map[p]] (rank_map empty: the identity,
 /// and node_of_rank then has one entry per position). Throws mesh_error on a bad size or a
 /// rank map that is not distinct world ranks in [0, node_of_rank.size()).
-inline std::vector<int> node_at_positions(std::span<const int> node_of_rank, std::span<const int> rank_map, int n) {
+template <class = void>
+[[gnu::cold, gnu::noinline]] std::vector<int> node_at_positions(std::span<const int> node_of_rank, std::span<const int> rank_map, int n) {
   const auto nodes = static_cast<int>(node_of_rank.size());
   if (rank_map.empty()) {
     if (nodes != n)
@@ -118,7 +130,8 @@ struct node_list {
   std::vector<std::vector<int>> ranks;
 };
 /// The nodes of world ranks `ranks` (empty: all of node_of_rank), as a node_list.
-inline node_list nodes_of(std::span<const int> node_of_rank, std::span<const int> ranks = {}) {
+template <class = void>
+[[gnu::cold, gnu::noinline]] node_list nodes_of(std::span<const int> node_of_rank, std::span<const int> ranks = {}) {
   std::vector<int> world(ranks.begin(), ranks.end());
   if (ranks.empty()) {
     world.resize(node_of_rank.size());
@@ -144,7 +157,8 @@ inline node_list nodes_of(std::span<const int> node_of_rank, std::span<const int
 }
 
 /// Node ids renumbered 0..k-1 (k distinct ids, in increasing order).
-inline std::vector<int> dense_node_ids(const std::vector<int>& node_at, int& count) {
+template <class = void>
+std::vector<int> dense_node_ids(const std::vector<int>& node_at, int& count) {
   std::vector<int> ids = node_at;
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -155,22 +169,63 @@ inline std::vector<int> dense_node_ids(const std::vector<int>& node_at, int& cou
   return out;
 }
 
-/// Dim d's groups on the nodes (`dense`: the dense node id of every position).
+/// A mesh's groups as plain data: what the topology computations read, so that they are
+/// ordinary functions and a mesh type instantiates only view_of. They run once per init that
+/// asks for them, hence cold and out of line: every init's TU compiles them (compile time).
+/// O(root_size() x dims) ints.
+struct layout_view {
+  int root_size = 0;
+  int ndim = 0;                         ///< the mesh's own dims; aliases come after them
+  std::vector<std::string> names;       ///< every dim's name, aliases included
+  std::vector<int> sizes;               ///< every dim's size
+  std::vector<std::vector<int>> color;  ///< color[d][r]: the first rank of r's group along d
+  std::vector<std::vector<int>> key;    ///< key[d][r]: r's index in that group
+};
+
+/// The names of every dim of m, aliases included.
 template <auto L, class Names>
-dim_topology dim_on_nodes(const basic_mesh<L, Names>& m, int d, const std::vector<int>& dense, int nodes) {
+std::vector<std::string> names_of(const basic_mesh<L, Names>&) {
   using M = basic_mesh<L, Names>;
+  std::vector<std::string> out;
+  for (int d = 0; d < M::ndim_with_aliases; ++d) out.emplace_back(M::name(d));
+  return out;
+}
+
+/// m as a layout_view.
+template <auto L, class Names>
+layout_view view_of(const basic_mesh<L, Names>& m) {
+  using M = basic_mesh<L, Names>;
+  layout_view v{m.root_size(), M::ndim, names_of(m), {}, {}, {}};
+  for (int d = 0; d < M::ndim_with_aliases; ++d) {
+    v.sizes.push_back(m.dim_size(d));
+    auto& color = v.color.emplace_back(static_cast<std::size_t>(v.root_size));
+    auto& key = v.key.emplace_back(static_cast<std::size_t>(v.root_size));
+    for (int r = 0; r < v.root_size; ++r) {
+      const split_args sa = m.comm_split(r, d);
+      color[static_cast<std::size_t>(r)] = sa.color;
+      key[static_cast<std::size_t>(r)] = sa.key;
+    }
+  }
+  return v;
+}
+
+/// Dim d's groups on the nodes (`dense`: the dense node id of every position).
+template <class = void>
+[[gnu::cold, gnu::noinline]] dim_topology dim_on_nodes(const layout_view& v, int d, const std::vector<int>& dense, int nodes) {
+  const auto du = static_cast<std::size_t>(d);
   dim_topology t;
-  t.name = std::string(M::name(d));
+  t.name = v.names[du];
   t.index = d;
-  t.alias = d >= M::ndim;
-  t.size = m.dim_size(d);
-  const auto lay = m.dim_layout(d);  // lay(i): the i-th rank of a group, from its first rank
+  t.alias = d >= v.ndim;
+  t.size = v.sizes[du];
+  std::vector<std::vector<int>> members(static_cast<std::size_t>(v.root_size));  // by the group's first rank
+  for (int r = 0; r < v.root_size; ++r) members[static_cast<std::size_t>(v.color[du][static_cast<std::size_t>(r)])].push_back(r);
   std::vector<int> stamp(static_cast<std::size_t>(nodes), -1);
-  for (int r = 0; r < m.root_size(); ++r) {
-    if (m.comm_split(r, d).key != 0) continue;  // each group once, at its first rank
+  for (const auto& group : members) {
+    if (group.empty()) continue;
     int distinct = 0;
-    for (int i = 0; i < t.size; ++i) {
-      auto& seen = stamp[static_cast<std::size_t>(dense[static_cast<std::size_t>(r + lay(i))])];
+    for (int r : group) {
+      auto& seen = stamp[static_cast<std::size_t>(dense[static_cast<std::size_t>(r)])];
       if (seen != t.groups) seen = t.groups, ++distinct;
     }
     ++t.groups;
@@ -180,42 +235,52 @@ dim_topology dim_on_nodes(const basic_mesh<L, Names>& m, int d, const std::vecto
   return t;
 }
 
-/// The index of the dim named `name`; an unknown name throws mesh_error listing the dims.
-template <auto L, class Names>
-int dim_index_of(const basic_mesh<L, Names>&, std::string_view name, std::string_view what) {
-  using M = basic_mesh<L, Names>;
-  for (int d = 0; d < M::ndim_with_aliases; ++d)
-    if (M::name(d) == name) return d;
-  std::string msg =
-      "devmesh: " + std::string(what) + ": unknown dim '" + std::string(name) + "'; the mesh's dims are: ";
-  for (int d = 0; d < M::ndim_with_aliases; ++d) msg += (d ? ", " : "") + std::string(M::name(d));
+/// The index of the dim named `name` among `names`; an unknown name throws mesh_error
+/// listing the dims.
+template <class = void>
+int dim_index_of(const std::vector<std::string>& names, std::string_view name, std::string_view what) {
+  for (std::size_t d = 0; d < names.size(); ++d)
+    if (names[d] == name) return static_cast<int>(d);
+  std::string msg = "devmesh: ";
+  msg += what;
+  msg += ": unknown dim '";
+  msg += name;
+  msg += "'; the mesh's dims are: ";
+  for (std::size_t d = 0; d < names.size(); ++d) {
+    if (d) msg += ", ";
+    msg += names[d];
+  }
   throw mesh_error(msg);
 }
 
 /// `dims` without repeats, in their first order.
-inline std::vector<int> unique_dims(const std::vector<int>& dims) {
+template <class = void>
+std::vector<int> unique_dims(const std::vector<int>& dims) {
   std::vector<int> out;
   for (int d : dims)
     if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
   return out;
 }
 
-/// Indices of the dims named in `dims` (a range of things convertible to string_view).
-template <auto L, class Names, class Range>
-std::vector<int> dim_indices(const basic_mesh<L, Names>& m, const Range& dims, std::string_view what) {
+/// Indices of the dims named in `dims` (a range of things convertible to string_view)
+/// among `names` (names_of(m)).
+template <class Range>
+std::vector<int> dim_indices(const std::vector<std::string>& names, const Range& dims, std::string_view what) {
   std::vector<int> out;
-  for (const auto& n : dims) out.push_back(dim_index_of(m, std::string_view(n), what));
+  for (const auto& n : dims) out.push_back(dim_index_of(names, std::string_view(n), what));
   return unique_dims(out);
 }
 
 /// 'tp' / 'tp' and 'cp' / 'dp', 'cp' and 'tp'.
-template <auto L, class Names>
-std::string quoted_dims(const basic_mesh<L, Names>&, const std::vector<int>& dims) {
-  using M = basic_mesh<L, Names>;
+template <class = void>
+std::string quoted_dims(const layout_view& v, const std::vector<int>& dims) {
   std::string s;
   for (std::size_t i = 0; i < dims.size(); ++i) {
     if (i) s += i + 1 == dims.size() ? " and " : ", ";
-    s += "'" + std::string(M::name(dims[i])) + "'";
+    // Appends, not "'" + std::string: that trips g++ 12's -Wrestrict false positive at -O2.
+    s += '\'';
+    s += v.names[static_cast<std::size_t>(dims[i])];
+    s += '\'';
   }
   return s;
 }
@@ -229,10 +294,10 @@ struct node_blocks {
   int block = 1;
   bool contiguous = true;
 };
-/// The node_blocks of dims `dims` of mesh m.
-template <auto L, class Names>
-node_blocks blocks_of(const basic_mesh<L, Names>& m, const std::vector<int>& dims) {
-  const int n = m.root_size();
+/// The node_blocks of dims `dims` of mesh v.
+template <class = void>
+[[gnu::cold, gnu::noinline]] node_blocks blocks_of(const layout_view& v, const std::vector<int>& dims) {
+  const int n = v.root_size;
   std::vector<int> parent(static_cast<std::size_t>(n));
   std::iota(parent.begin(), parent.end(), 0);
   const auto find = [&parent](int x) {  // a set's root is its lowest position
@@ -242,7 +307,7 @@ node_blocks blocks_of(const basic_mesh<L, Names>& m, const std::vector<int>& dim
   };
   for (int d : dims)
     for (int r = 0; r < n; ++r) {
-      const int a = find(r), b = find(m.comm_split(r, d).color);
+      const int a = find(r), b = find(v.color[static_cast<std::size_t>(d)][static_cast<std::size_t>(r)]);
       if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
     }
   std::vector<std::vector<int>> members(static_cast<std::size_t>(n));
@@ -261,7 +326,8 @@ node_blocks blocks_of(const basic_mesh<L, Names>& m, const std::vector<int>& dim
 /// "" when world ranks can be dealt to blocks of `block` positions so that each block is on
 /// one node (every node's rank count a multiple of `block`); else why not. `dims` names the
 /// dims (quoted_dims); `several`: more than one.
-inline std::string placement_obstacle(const node_list& nodes, int block, const std::string& dims, bool several) {
+template <class = void>
+[[gnu::cold, gnu::noinline]] std::string placement_obstacle(const node_list& nodes, int block, const std::string& dims, bool several) {
   if (block == 0) return "the groups of " + dims + " link the positions into blocks of unequal sizes (not supported)";
   std::size_t lo = nodes.ranks.front().size(), hi = lo;
   for (const auto& r : nodes.ranks) lo = std::min(lo, r.size()), hi = std::max(hi, r.size());
@@ -281,25 +347,42 @@ inline std::string placement_obstacle(const node_list& nodes, int block, const s
   return {};
 }
 
-/// node_major_rank_map over dim indices.
-template <auto L, class Names>
-std::vector<int> node_major_map(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank,
-                                const std::vector<int>& dims) {
-  const int n = m.root_size();
+/// node_major_rank_map over dim indices; `what` names the caller in messages.
+template <class = void>
+[[gnu::cold, gnu::noinline]] std::vector<int> node_major_map(const layout_view& m, std::span<const int> node_of_rank,
+                                       const std::vector<int>& dims, std::string_view what = "node_major_rank_map") {
+  const int n = m.root_size;
+  std::string here = "devmesh: ";  // appends: operator+ chains trip g++ 12's -Wrestrict at -O2
+  here += what;
+  here += ": ";
   if (static_cast<int>(node_of_rank.size()) != n)
-    throw mesh_error("devmesh: node_major_rank_map: node_of_rank has " + std::to_string(node_of_rank.size()) +
+    throw mesh_error(here + "node_of_rank has " + std::to_string(node_of_rank.size()) +
                      " entries, the mesh's root has " + std::to_string(n) + " ranks (one node id per world rank)");
   const node_blocks blocks = blocks_of(m, dims);
   const node_list nodes = nodes_of(node_of_rank);
   const std::string why = placement_obstacle(nodes, blocks.block, quoted_dims(m, dims), dims.size() > 1);
   if (!why.empty())
-    throw mesh_error("devmesh: node_major_rank_map: no placement of the ranks keeps " + quoted_dims(m, dims) +
-                     " within nodes: " + why);
+    throw mesh_error(here + "no placement of the ranks keeps " + quoted_dims(m, dims) + " within nodes: " + why);
   std::vector<int> map(static_cast<std::size_t>(n));
   std::size_t i = 0;
   for (const auto& ranks : nodes.ranks)
     for (int w : ranks) map[static_cast<std::size_t>(blocks.order[i++])] = w;
   return map;
+}
+
+/// topology() of a layout_view.
+template <class = void>
+[[gnu::cold, gnu::noinline]] mesh_topology topology_of(const layout_view& v, std::span<const int> node_of_rank, std::span<const int> rank_map) {
+  const std::vector<int> node_at = node_at_positions(node_of_rank, rank_map, v.root_size);
+  mesh_topology t;
+  t.ranks = v.root_size;
+  const std::vector<int> dense = dense_node_ids(node_at, t.nodes);
+  std::vector<int> count(static_cast<std::size_t>(t.nodes), 0);
+  for (int k : dense) ++count[static_cast<std::size_t>(k)];
+  t.min_ranks_per_node = *std::min_element(count.begin(), count.end());
+  t.max_ranks_per_node = *std::max_element(count.begin(), count.end());
+  for (int d = 0; d < static_cast<int>(v.names.size()); ++d) t.dims.push_back(dim_on_nodes(v, d, dense, t.nodes));
+  return t;
 }
 
 }  // namespace detail
@@ -318,17 +401,7 @@ concept dim_name_range =
 template <auto L, class Names>
 mesh_topology topology(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank,
                        std::span<const int> rank_map = {}) {
-  using M = basic_mesh<L, Names>;
-  const std::vector<int> node_at = detail::node_at_positions(node_of_rank, rank_map, m.root_size());
-  mesh_topology t;
-  t.ranks = m.root_size();
-  const std::vector<int> dense = detail::dense_node_ids(node_at, t.nodes);
-  std::vector<int> count(static_cast<std::size_t>(t.nodes), 0);
-  for (int k : dense) ++count[static_cast<std::size_t>(k)];
-  t.min_ranks_per_node = *std::min_element(count.begin(), count.end());
-  t.max_ranks_per_node = *std::max_element(count.begin(), count.end());
-  for (int d = 0; d < M::ndim_with_aliases; ++d) t.dims.push_back(detail::dim_on_nodes(m, d, dense, t.nodes));
-  return t;
+  return detail::topology_of(detail::view_of(m), node_of_rank, rank_map);
 }
 
 /// The topology as an aligned table, one row per dim, after a line of totals:
@@ -336,7 +409,8 @@ mesh_topology topology(const basic_mesh<L, Names>& m, std::span<const int> node_
 ///   dim  size  groups  intra-node  max nodes/group  crossing groups
 ///   dp   2     4       no          2                4
 ///   tp   4     2       yes         1                0
-inline std::string to_string(const mesh_topology& t) {
+template <class = void>
+[[gnu::cold, gnu::noinline]] std::string to_string(const mesh_topology& t) {
   std::vector<std::array<std::string, 6>> rows;
   rows.push_back({"dim", "size", "groups", "intra-node", "max nodes/group", "crossing groups"});
   for (const auto& d : t.dims)
@@ -377,30 +451,33 @@ std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& o
 template <auto L, class Names, dim_name_range Range>
 std::vector<int> node_major_rank_map(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank,
                                      const Range& intra_node_dims) {
-  return detail::node_major_map(m, node_of_rank, detail::dim_indices(m, intra_node_dims, "node_major_rank_map"));
+  return detail::node_major_map(detail::view_of(m), node_of_rank,
+                                detail::dim_indices(detail::names_of(m), intra_node_dims, "node_major_rank_map"));
 }
 /// node_major_rank_map with the dims as a braced list: `node_major_rank_map(m, nodes, {"tp"})`.
 template <auto L, class Names>
 std::vector<int> node_major_rank_map(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank,
                                      std::initializer_list<std::string_view> intra_node_dims) {
-  return detail::node_major_map(m, node_of_rank, detail::dim_indices(m, intra_node_dims, "node_major_rank_map"));
+  return detail::node_major_map(detail::view_of(m), node_of_rank,
+                                detail::dim_indices(detail::names_of(m), intra_node_dims, "node_major_rank_map"));
 }
 /// node_major_rank_map with compile-time names: `node_major_rank_map<"tp", "cp">(m, nodes)`.
 template <fixed_string... Ns, auto L, class Names>
   requires(sizeof...(Ns) > 0)
 std::vector<int> node_major_rank_map(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank) {
   using M = basic_mesh<L, Names>;
-  return detail::node_major_map(m, node_of_rank, detail::unique_dims({M::template dim_index<Ns>()...}));
+  return detail::node_major_map(detail::view_of(m), node_of_rank, detail::unique_dims({M::template dim_index<Ns>()...}));
 }
 
 namespace detail {
 
 /// What fixes a failed intra-node requirement on dims `dims`: block placement, node-major
-/// placement, or nothing (and why).
-template <auto L, class Names>
-std::string intra_node_fix(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank,
-                           std::span<const int> rank_map, const std::vector<int>& dims) {
-  using M = basic_mesh<L, Names>;
+/// placement, or nothing (and why). `node_major_how` says how to get node-major placement
+/// (empty: call node_major_rank_map; init_device_mesh names its option instead).
+template <class = void>
+[[gnu::cold, gnu::noinline]] std::string intra_node_fix(const layout_view& m, std::span<const int> node_of_rank,
+                                  std::span<const int> rank_map, const std::vector<int>& dims,
+                                  std::string_view node_major_how = {}) {
   const node_blocks blocks = blocks_of(m, dims);
   const std::string names = quoted_dims(m, dims);
   const std::string why = placement_obstacle(nodes_of(node_of_rank, rank_map), blocks.block, names, dims.size() > 1);
@@ -408,11 +485,18 @@ std::string intra_node_fix(const basic_mesh<L, Names>& m, std::span<const int> n
     return "No placement of the ranks can keep " + names + " within nodes: " + why +
            ". Make these dims smaller (their groups must fit in a node), or use nodes with more ranks.";
   std::string call = "devmesh::node_major_rank_map(mesh, node_of_rank, {";
-  for (std::size_t i = 0; i < dims.size(); ++i) call += (i ? ", \"" : "\"") + std::string(M::name(dims[i])) + "\"";
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    call += i ? ", \"" : "\"";
+    call += m.names[static_cast<std::size_t>(dims[i])];
+    call += '"';
+  }
   call += "})";
-  const std::string node_major = "use node-major placement: " + call +
-                                 " gives a rank map (position -> world rank) that keeps these dims within nodes "
-                                 "whatever order the launcher gave the ranks";
+  std::string node_major = "use node-major placement: ";
+  if (node_major_how.empty())
+    node_major += call + " gives a rank map (position -> world rank) that keeps these dims within nodes "
+                         "whatever order the launcher gave the ranks";
+  else
+    node_major += node_major_how;
   if (blocks.contiguous)
     return "Fix: launch with the ranks grouped by node (block placement: consecutive world ranks on one node, e.g. "
            "mpirun --map-by slot or --map-by core, srun --distribution=block), or " +
@@ -423,10 +507,11 @@ std::string intra_node_fix(const basic_mesh<L, Names>& m, std::span<const int> n
 }
 
 /// check_intra_node over dim indices.
-template <auto L, class Names>
-mesh_topology check_intra_node(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank,
-                               const std::vector<int>& dims, std::span<const int> rank_map) {
-  mesh_topology t = topology(m, node_of_rank, rank_map);
+template <class = void>
+[[gnu::cold, gnu::noinline]] mesh_topology check_intra_node(const layout_view& m, std::span<const int> node_of_rank,
+                                      const std::vector<int>& dims, std::span<const int> rank_map,
+                                      std::string_view node_major_how = {}) {
+  mesh_topology t = topology_of(m, node_of_rank, rank_map);
   std::string bad;
   for (int d : dims) {
     const dim_topology& x = t.dims[static_cast<std::size_t>(d)];
@@ -437,7 +522,7 @@ mesh_topology check_intra_node(const basic_mesh<L, Names>& m, std::span<const in
   }
   if (bad.empty()) return t;
   throw mesh_error("devmesh: intra-node requirement not met: " + bad + ".\n" + to_string(t) +
-                   intra_node_fix(m, node_of_rank, rank_map, dims));
+                   intra_node_fix(m, node_of_rank, rank_map, dims, node_major_how));
 }
 
 }  // namespace detail
@@ -450,7 +535,8 @@ mesh_topology check_intra_node(const basic_mesh<L, Names>& m, std::span<const in
 template <auto L, class Names, dim_name_range Range>
 mesh_topology check_intra_node(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank,
                                const Range& intra_node_dims, std::span<const int> rank_map = {}) {
-  return detail::check_intra_node(m, node_of_rank, detail::dim_indices(m, intra_node_dims, "check_intra_node"),
+  return detail::check_intra_node(detail::view_of(m), node_of_rank,
+                                  detail::dim_indices(detail::names_of(m), intra_node_dims, "check_intra_node"),
                                   rank_map);
 }
 /// check_intra_node with the dims as a braced list: `check_intra_node(m, nodes, {"tp"})`.
@@ -458,7 +544,8 @@ template <auto L, class Names>
 mesh_topology check_intra_node(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank,
                                std::initializer_list<std::string_view> intra_node_dims,
                                std::span<const int> rank_map = {}) {
-  return detail::check_intra_node(m, node_of_rank, detail::dim_indices(m, intra_node_dims, "check_intra_node"),
+  return detail::check_intra_node(detail::view_of(m), node_of_rank,
+                                  detail::dim_indices(detail::names_of(m), intra_node_dims, "check_intra_node"),
                                   rank_map);
 }
 /// check_intra_node with compile-time names (an unknown name does not compile):
@@ -468,7 +555,49 @@ template <fixed_string... Ns, auto L, class Names>
 mesh_topology check_intra_node(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank,
                                std::span<const int> rank_map = {}) {
   using M = basic_mesh<L, Names>;
-  return detail::check_intra_node(m, node_of_rank, detail::unique_dims({M::template dim_index<Ns>()...}), rank_map);
+  return detail::check_intra_node(detail::view_of(m), node_of_rank, detail::unique_dims({M::template dim_index<Ns>()...}),
+                                  rank_map);
 }
+
+namespace detail {
+
+/// DEVMESH_NODE_ID, read now: `id` -1 when unset or empty, else the node id (>= 0); a value
+/// that is not a decimal integer in [0, INT_MAX] leaves `id` -1 and says why in `error`.
+/// Backend-neutral: every backend's node discovery (mpi/node.hpp, nccl/node.hpp) uses it.
+struct node_override {
+  int id = -1;
+  std::string error;
+};
+/// DEVMESH_NODE_ID of this process, parsed (see node_override).
+template <class = void>
+node_override node_id_from_env() {
+  const char* v = std::getenv("DEVMESH_NODE_ID");
+  if (!v || !*v) return {};
+  bool digits = std::strlen(v) <= 10;
+  for (const char* c = v; *c && digits; ++c) digits = *c >= '0' && *c <= '9';
+  errno = 0;
+  const long long x = digits ? std::strtoll(v, nullptr, 10) : -1;
+  if (!digits || errno == ERANGE || x > INT_MAX)
+    return {-1, "devmesh: DEVMESH_NODE_ID='" + std::string(v) +
+                    "' is not a node id (an integer >= 0, e.g. DEVMESH_NODE_ID=1; unset it to use the machine's)"};
+  return {static_cast<int>(x), {}};
+}
+
+/// One rank's node as a backend found it: (kind, value). Equal keys are one node. Kinds:
+/// 0 the machine by the lowest rank on it (MPI), 1 DEVMESH_NODE_ID, 2 a host-name digest.
+/// A rank with DEVMESH_NODE_ID and one without never share a node (their kinds differ).
+using node_key = std::array<std::int64_t, 2>;
+
+/// Every rank's node key, renumbered 0..n-1 in order of each node's lowest rank.
+template <class = void>
+std::vector<int> number_nodes(const std::vector<node_key>& keys) {
+  std::map<node_key, int> id;
+  std::vector<int> out;
+  out.reserve(keys.size());
+  for (const auto& k : keys) out.push_back(id.try_emplace(k, static_cast<int>(id.size())).first->second);
+  return out;
+}
+
+}  // namespace detail
 
 }  // namespace devmesh
