@@ -1387,6 +1387,64 @@ device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, 
   return detail::make_device_mesh(layout, std::move(st));
 }
 
+namespace detail {
+
+/// from_comms with one communicator: the rank map that lists its members in its rank order,
+/// from every world rank's (rank in it, its size, whether its options have a rank map),
+/// all-gathered over a private duplicate of the world. Every rank computes the same map or
+/// the same error from the same values, so all throw together.
+template <communicator C>
+std::vector<int> one_comm_map(const C& world, const C& comm, bool has_map, std::string_view step, const deadline& dl) {
+  const std::int32_t mine[3] = {comm.valid() ? comm.rank() : -1, comm.valid() ? comm.size() : 0, has_map ? 1 : 0};
+  std::vector<std::int32_t> all(3 * static_cast<std::size_t>(world.size()));
+  bounded_step(step, dl, [&] {
+    const C ctl = world.duplicate(dl);
+    ctl.all_gather_bytes(mine, all.data(), sizeof mine, dl);
+  });
+  const std::string here = "devmesh: " + std::string(step) + ": ";
+  int n = 0;
+  for (std::size_t w = 0; w < all.size() / 3; ++w) {
+    if (all[3 * w + 2]) throw mesh_error(here + "options.rank_map is set on world rank " + std::to_string(w) +
+                                          ": with one communicator, its rank order is the map");
+    if (all[3 * w] >= 0 && n == 0) n = all[3 * w + 1];
+  }
+  if (n == 0) throw mesh_error(here + "no world rank passed a valid communicator");
+  std::vector<int> map(static_cast<std::size_t>(n), -1);
+  for (std::size_t w = 0; w < all.size() / 3; ++w) {
+    const int r = all[3 * w], size = all[3 * w + 1];
+    if (r < 0) continue;
+    if (size != n)
+      throw mesh_error(here + "the communicators passed differ: world rank " + std::to_string(w) + "'s has " +
+                       std::to_string(size) + " ranks, another's " + std::to_string(n));
+    if (map[static_cast<std::size_t>(r)] >= 0)
+      throw mesh_error(here + "world ranks " + std::to_string(map[static_cast<std::size_t>(r)]) + " and " +
+                       std::to_string(w) + " are both rank " + std::to_string(r) +
+                       " of the communicator they passed: pass one communicator, not one per group");
+    map[static_cast<std::size_t>(r)] = static_cast<int>(w);
+  }
+  return map;  // n members with distinct ranks in [0, n): every entry was set
+}
+
+}  // namespace detail
+
+/// PyTorch's DeviceMesh.from_group(group) without a mesh: the 1-D mesh named Name over one
+/// existing communicator, its positions in the communicator's rank order (a rank map, so any
+/// subset of the world in any order). Collective over `world`; world ranks outside it pass an
+/// invalid communicator and are not members. Throws mesh_error on every rank when the ranks
+/// passed different communicators (one per group, say) or set options.rank_map.
+///   auto dp = dm::from_comms<"dp">(world, std::move(dp_comm));
+template <fixed_string Name, class W, communicator C = std::remove_cvref_t<W>>
+device_mesh<mesh<dim<Name>>, C> from_comms(W&& world, C comm, device_mesh_options<C> options = {}) {
+  const std::string step = "from_comms<\"" + std::string(Name.view()) + "\">";
+  const auto timeout = options.timeout.count() > 0 ? options.timeout : timeout_from_env();
+  std::vector<int> map = detail::one_comm_map(std::as_const(world), comm, !options.rank_map.empty(), step,
+                                              deadline::after(timeout));
+  const int n = static_cast<int>(map.size());
+  options.rank_map = std::move(map);
+  std::array<C, 1> comms{std::move(comm)};
+  return from_comms<mesh<dim<Name>>>(std::forward<W>(world), std::move(comms), mesh<dim<Name>>(n), std::move(options));
+}
+
 }  // namespace devmesh
 
 namespace std {
