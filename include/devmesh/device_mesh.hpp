@@ -48,6 +48,9 @@
 namespace devmesh {
 
 namespace detail {
+/// One address per layout type: what device_mesh::root<M>() compares (no RTTI needed).
+template <class Layout>
+inline constexpr char layout_tag = 0;
 template <communicator Comm>
 struct mesh_state;
 /// Init's topology step (node discovery, node-major placement, the intra_node check) for
@@ -318,6 +321,11 @@ struct mesh_state {
   std::vector<int> rank_map;      // position -> world rank; empty: position p is world rank p
   int position = -1;              // this rank's position in the root; -1: not a member
   std::vector<int> node_of_rank;  // node of every world rank, when init discovered them
+  // The root's layout (init's or from_comms'), for device_mesh::root<M>(): its value, its
+  // type's tag and its description.
+  std::shared_ptr<const void> root_layout;
+  const void* root_tag = nullptr;
+  std::string root_text;
   device_mesh_options<Comm> options;
   std::chrono::milliseconds timeout = default_timeout;
   bool check_collectives = false;
@@ -335,6 +343,14 @@ struct mesh_state {
 
   bool is_member() const { return position >= 0; }
   deadline start_step() const { return deadline::after(timeout); }
+
+  /// Keeps the root's layout (init, from_comms) for device_mesh::root<M>().
+  template <class Layout>
+  void keep_root(const Layout& l) {
+    root_layout = std::make_shared<const Layout>(l);
+    root_tag = &layout_tag<Layout>;
+    root_text = to_string(l);
+  }
 
   /// Sets the root's size and rank map (valid: checked before), and this rank's position.
   void place(int n, std::vector<int> map) {
@@ -887,6 +903,21 @@ class device_mesh {
     return devmesh::topology(layout_, state_->node_of_rank, map);
   }
 
+  /// The root mesh this mesh was derived from (PyTorch _get_root_mesh): the mesh of
+  /// init_device_mesh or from_comms, over the same communicators (a handle, not a copy; a
+  /// root's root is itself). Root is its layout type, which C++ cannot recover from a derived
+  /// type: a Root that is not that type throws mesh_error naming the root. Local.
+  template <class Root>
+  device_mesh<Root, Comm> root() const {
+    if (state_->root_tag != &detail::layout_tag<Root>) {
+      std::string dims;
+      for (int d = 0; d < Root::ndim; ++d) (dims += d ? ", " : "") += Root::name(d);
+      throw mesh_error("devmesh: root<M>() with M a mesh of dims (" + dims + ") on " + where(0) +
+                       ": the root of this mesh is " + state_->root_text + ", of another type");
+    }
+    return device_mesh<Root, Comm>(*static_cast<const Root*>(state_->root_layout.get()), state_);
+  }
+
   /// Equal when both are views of one mesh: equal layouts (basic_mesh ==) over the same
   /// communicators (one init_device_mesh or from_comms, and what was derived from it), hence
   /// the same rank map. Two inits over the same world give meshes that are never equal,
@@ -1245,6 +1276,7 @@ device_mesh<Layout, C> init_impl(W&& world, const std::function<Layout()>& make,
   check_layout(*st, local, step, dl);
   const std::optional<Layout>& layout = local.layout;
   st->place(layout->root_size(), settle_placement(*st, *layout, step, dl));
+  st->keep_root(*layout);
   if (st->options.lazy) {
     // The parent of the lazy splits: the mesh's members, ranked by position (numbering::position).
     std::string failed;
@@ -1368,6 +1400,7 @@ device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, 
   const deadline dl = st->start_step();
   // The rank map is placed only once checked here; elsewhere the local error decides first.
   if (local.error.empty()) st->place(layout.root_size(), st->options.rank_map);
+  st->keep_root(layout);
   // The layout, the consistency check and 1. each communicator's size and rank against the
   // layout, in one agreement; then 2. each communicator's members; then the topology options.
   const detail::step_outcome shapes[] = {

@@ -404,6 +404,13 @@ void parity(dm::mpi::communicator& world) {
   std::unordered_set<decltype(mesh)> set{mesh, mesh, again};
   CHECK_EQ(set.size(), 2u);
   CHECK((std::hash<decltype(mesh)>{}(mesh) == mesh.slice<"dp", "cp", "tp">().hash()));
+  // root<M>(): the root over the same communicators, from any derived mesh; another type throws.
+  const auto flat_tp = mesh.flatten<"cp_tp", "cp", "tp">().slice<"cp_tp">();
+  CHECK((flat_tp.root<mesh3>() == mesh && mesh.root<mesh3>() == mesh && mesh["tp"_dim].root<mesh3>() == mesh));
+  CHECK(flat_tp.root<mesh3>().comm<"tp">().native() == mesh.comm<"tp">().native());
+  CHECK_THROWS_WITH(dm::mesh_error, flat_tp.root<decltype(flat_tp)::layout_type>(),
+                    "root<M>() with M a mesh of dims (cp_tp)");
+  CHECK(!(again.root<mesh3>() == mesh));
 
   // abort(): every communicator devmesh made for the root is unusable, from every handle
   // derived from it; the world passed in is untouched. Local: no rank waits for another.
