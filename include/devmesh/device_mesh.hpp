@@ -412,6 +412,28 @@ struct mesh_state {
     return options_name(o) + "|" + describe_options(o);
   }
 
+  /// Per-call backend options (flatten/unflatten, PyTorch's backend_override): the new dims
+  /// `names` get `o`, as if given in options.per_dim at init (lazy mode then uses them on
+  /// first use). A name with other options already (per_dim, an earlier call, or a
+  /// communicator made with the defaults) throws mesh_error: never a communicator other than
+  /// the one asked for. Returns the options' description, for the step's consistency check;
+  /// `added` gets the names it added (forgotten again if the step fails).
+  std::string set_call_options(std::span<const std::string_view> names, const typename Comm::options_type& o,
+                               std::string_view step, std::vector<std::string>& added) {
+    const std::string wanted = options_name(o) + "|" + describe_options(o);
+    for (const std::string_view name : names) {
+      const auto it = options.per_dim.find(name);
+      const bool made = std::any_of(cache.begin(), cache.end(), [&](const auto& e) { return e->name == name; });
+      if ((it != options.per_dim.end() || made) && options_of(name) != wanted)
+        throw mesh_error("devmesh: " + std::string(step) + ": dim '" + std::string(name) + "' has other backend options "
+                         "already (" + options_of(name) + ", asked " + wanted + "): give a dim's options once, at init "
+                         "(options.per_dim) or at the call that makes it");
+    }
+    for (const std::string_view name : names)
+      if (options.per_dim.emplace(std::string(name), o).second) added.emplace_back(name);
+    return " with backend options " + wanted;
+  }
+
   /// The ranks of `parent` in this rank's group of dim d, in the group's order (empty off
   /// the mesh): positions mapped to world ranks when the parent numbers ranks as the world
   /// (the control communicator), positions as they are for lazy mode's members.
@@ -492,7 +514,8 @@ struct mesh_state {
   const entry& ensure_lazy(const Layout& m, int d) {
     const deadline dl = start_step();
     const std::string step = "creating the communicator of dim '" + std::string(Layout::name(d)) + "' (lazy)";
-    check_same(*lazy_root, layout_descriptor(m, "dim " + std::string(Layout::name(d))), step, dl);
+    check_same(*lazy_root, layout_descriptor(m, "dim " + std::string(Layout::name(d)) + " " + options_of(Layout::name(d))),
+               step, dl);
     create(*lazy_root, numbering::position, m, d, d + 1, step, dl);
     return *find(Layout::name(d), group_key_of(m, d));
   }
@@ -704,6 +727,23 @@ class device_mesh {
   template <fixed_string N, dim_spec... New>
   auto unflatten() const {
     return derive(layout_.template unflatten<N, New...>(), "unflatten");
+  }
+  /// flatten() with backend options for the new dim's communicator (PyTorch's
+  /// backend_override on _flatten), as options.per_dim[Alias] at init would give. The ranks
+  /// must pass equal options (part of the step's consistency check); a dim that has other
+  /// options already throws mesh_error.
+  template <fixed_string Alias = detail::default_flatten_name<typename Layout::names_type, Layout::ndim>,
+            fixed_string... Ns>
+  auto flatten(const typename Comm::options_type& backend_options) const {
+    const std::string_view names[] = {Alias.view()};
+    return derive(layout_.template flatten<Alias, Ns...>(), "flatten", names, &backend_options);
+  }
+  /// unflatten() with backend options for every new dim's communicator (PyTorch's
+  /// backend_override on _unflatten); as flatten(backend_options).
+  template <fixed_string N, dim_spec... New>
+  auto unflatten(const typename Comm::options_type& backend_options) const {
+    const std::string_view names[] = {New::name.view()...};
+    return derive(layout_.template unflatten<N, New...>(), "unflatten", names, &backend_options);
   }
 
   // ---- typed collectives on a named dim (and on a 1-D mesh, unnamed) --------------------
@@ -943,8 +983,18 @@ class device_mesh {
 
  private:
   template <class L>
-  device_mesh<L, Comm> derive(const L& l, const char* creating) const {
-    if (creating) state_->ensure_all(l, creating);
+  device_mesh<L, Comm> derive(const L& l, const char* creating, std::span<const std::string_view> new_dims = {},
+                              const typename Comm::options_type* backend_options = nullptr) const {
+    if (!creating) return device_mesh<L, Comm>(l, state_);
+    std::string step = creating;
+    std::vector<std::string> added;
+    if (backend_options) step += state_->set_call_options(new_dims, *backend_options, creating, added);
+    try {
+      state_->ensure_all(l, step);
+    } catch (...) {
+      for (const auto& name : added) state_->options.per_dim.erase(name);  // as before the call
+      throw;
+    }
     return device_mesh<L, Comm>(l, state_);
   }
 

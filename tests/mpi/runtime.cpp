@@ -295,6 +295,8 @@ void from_comms(dm::mpi::communicator& world) {
   }
 }
 
+void call_options(dm::mpi::communicator& world);
+
 void options_and_lazy(dm::mpi::communicator& world) {
   const int w = world.size();
   int created = 0;
@@ -331,6 +333,41 @@ void options_and_lazy(dm::mpi::communicator& world) {
   flat.all_reduce<"dp_tp">(std::span(v), dm::op::sum);  // same groups as tp, another dim
   CHECK_EQ(lm.communicator_count(), 5);
   CHECK_EQ(v[0], w);
+  call_options(world);
+}
+
+// flatten / unflatten with backend options (PyTorch's backend_override): the new dims'
+// communicators get them; options a dim has already are never silently replaced; ranks that
+// pass different options all throw.
+void call_options(dm::mpi::communicator& world) {
+  const int w = world.size();
+  dm::device_mesh_options<dm::mpi::communicator> opts;
+  opts.per_dim["dp_cp"].name = "from-init";
+  for (bool lazy : {false, true}) {
+    opts.lazy = lazy;
+    auto mesh = dm::init_device_mesh(world, mesh3(1, w, 1), opts);
+    dm::mpi::comm_options named;
+    named.name = "per-call";
+    auto flat = mesh.flatten<"cp_tp", "cp", "tp">(named);
+    CHECK(comm_name(flat.comm<"cp_tp">().native()) == "per-call");
+    auto unflat = mesh.unflatten<"cp", dm::dim<"c1">, dm::dim<"c2", 1>>(named);
+    CHECK(comm_name(unflat.comm<"c1">().native()) == "per-call" && comm_name(unflat.comm<"c2">().native()) == "per-call");
+    CHECK(comm_name(unflat.comm<"tp">().native()) == "mesh:tp");  // not a new dim
+    auto again = mesh.flatten<"cp_tp", "cp", "tp">(named);  // the same options again: the same communicator
+    CHECK(again.comm<"cp_tp">().native() == flat.comm<"cp_tp">().native());
+    dm::mpi::comm_options other;
+    other.name = "other";
+    CHECK_THROWS_WITH(dm::mesh_error, (mesh.flatten<"cp_tp", "cp", "tp">(other)), "dim 'cp_tp' has other backend options");
+    CHECK_THROWS_WITH(dm::mesh_error, (mesh.flatten<"dp_cp", "dp", "cp">(other)), "dim 'dp_cp' has other backend options");
+    (void)mesh.flatten<"x", "dp">().comm<"x">();  // made with the defaults ...
+    CHECK_THROWS_WITH(dm::mesh_error, (mesh.flatten<"x", "dp">(other)), "dim 'x' has other backend options");
+    if (!lazy && w > 1) {  // ranks that pass different options: every rank throws
+      dm::mpi::comm_options mine;
+      mine.hints = {{"mpi_assert_no_any_tag", world.rank() == 0 ? "true" : "false"}};
+      CHECK_THROWS_WITH(dm::mesh_error, (mesh.flatten<"y", "dp", "cp">(mine)), "flatten with backend options");
+      CHECK(mesh.options().per_dim.count("y") == 0);  // forgotten: a later flatten<"y"> uses the defaults
+    }
+  }
 }
 
 void mpi_errors(dm::mpi::communicator& world) {
