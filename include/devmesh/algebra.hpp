@@ -4,6 +4,7 @@
 //   slice      selects dims' layouts (any dims, any order)
 //   flatten    concatenates dims' modes into one dim
 //   unflatten  splits a dim's modes into several dims
+//   concatenate  the dims of two meshes of one root, side by side
 //
 // Each operation writes a draft (room bounded by its input, no fixed capacity) that
 // make_exact then trims and renumbers. A value the operation derives (a stride, an
@@ -143,6 +144,39 @@ constexpr draft<N, N, 2 * N + 1> root(const int (&sizes)[N]) {
   }
   r.l.nprimary = N;
   return r;
+}
+
+/// concatenate: the mesh's dims of `a`, then those of `b` (a mesh of the same root), as one
+/// mesh; b's slots follow a's, and aliases are dropped. b's dims are the new dims -(k+1).
+/// Whether their modes are disjoint is the caller's check (on values).
+template <int S, int DA, int MA, int DB, int MB>
+constexpr draft<DA + DB, MA + MB, S> concatenate(const layout<DA, MA>& a, const layout<DB, MB>& b) {
+  draft<DA + DB, MA + MB, S> r{};
+  for (int k = 0; k < a.ndynamic + b.ndynamic; ++k) (void)r.input();
+  r.l.root = a.root;
+  const auto shifted = [&](int v) { return v > 0 ? v : v - a.ndynamic; };  // b's slot k: slot a.ndynamic + k
+  for (int d = 0; d < a.nprimary; ++d) r.copy_dim(a, d);
+  for (int d = 0; d < b.nprimary; ++d) {
+    for (int m = b.first[d]; m < b.first[d + 1]; ++m) r.add_mode(shifted(b.shape[m]), shifted(b.stride[m]));
+    r.end_dim(-(d + 1));
+  }
+  r.l.nprimary = a.nprimary + b.nprimary;
+  return r;
+}
+
+/// The first pair of dims (a's, b's) of two static layouts of one root whose modes share
+/// digits, or {-1, -1}.
+template <int DA, int MA, int DB, int MB>
+constexpr auto first_shared_digits(const layout<DA, MA>& a, const layout<DB, MB>& b) {
+  struct pair_of_dims {
+    int first = -1, second = -1;
+  };
+  for (int i = 0; i < a.nprimary; ++i)
+    for (int j = 0; j < b.nprimary; ++j)
+      for (int m = a.first[i]; m < a.first[i + 1]; ++m)
+        for (int n = b.first[j]; n < b.first[j + 1]; ++n)
+          if (modes_overlap(a.shape[m], a.stride[m], b.shape[n], b.stride[n])) return pair_of_dims{i, j};
+  return pair_of_dims{};
 }
 
 /// Two dims, by index ({-1, -1}: none).

@@ -292,6 +292,28 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
       }
     }
   }
+  /// This mesh's dims, then b's, as one mesh (PyTorch's _concatenate; aliases are not
+  /// kept). Both must be meshes of one root whose dims share no ranks' digits (e.g.
+  /// m["dp"] and m.flatten<"cp_tp", "cp", "tp">()["cp_tp"], not m["dp"] and
+  /// m.flatten<"dp_cp", "dp", "cp">()["dp_cp"]): a compile error naming the two dims where
+  /// the sizes are static, else mesh_error. Dim names must differ (a compile error).
+  template <auto L2, class N2>
+  constexpr auto concatenate(const basic_mesh<L2, N2>& b) const {
+    using op = concat_op<L2>;
+    using result = typename detail::derived_mesh<op, Names, detail::first_names<L2.nprimary, N2>>::type;
+    if constexpr (!check_concatenation<L2, N2>()) {
+      return *this;  // a diagnostic has fired; a harmless fallback, no cascade
+    } else {
+      check_concatenation_values(b);
+      int inputs[L.ndynamic + L2.ndynamic + 1]{};
+      for (int k = 0; k < L.ndynamic; ++k) inputs[k] = value(detail::dynamic_slot(k));
+      for (int k = 0; k < L2.ndynamic; ++k) inputs[L.ndynamic + k] = b.value(detail::dynamic_slot(k));
+      if constexpr (result::is_static)
+        return result{};
+      else
+        return result(evaluate<op>(inputs));
+    }
+  }
 
  protected:
   DEVMESH_HOST_DEVICE constexpr explicit basic_mesh(const values_base& v) : values_base(v) {}
@@ -322,6 +344,45 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
   struct flatten_all_op {
     static constexpr auto draft() { return detail::flatten_all<L.ndynamic>(L); }
   };
+  template <auto L2>
+  struct concat_op {
+    static constexpr auto draft() { return detail::concatenate<L.ndynamic + L2.ndynamic>(L, L2); }
+  };
+  /// concatenate's compile-time checks, where both meshes are static: one root size, and no
+  /// dim of one sharing digits with a dim of the other (the first such pair, by name).
+  template <auto L2, class N2>
+  static constexpr bool check_concatenation() {
+    if constexpr (is_static && basic_mesh<L2, N2>::is_static) {
+      using all_a = typename detail::as_existing<Names>::as_dims;
+      using all_b = typename detail::as_existing<N2>::as_dims;
+      if constexpr (L.root != L2.root) {
+        detail::require<false, error::concatenated_roots_differ<all_a, all_b>>();
+        return false;
+      } else {
+        constexpr auto bad = detail::first_shared_digits(L, L2);
+        if constexpr (bad.first >= 0)
+          detail::require<false, error::concatenated_dims_overlap<detail::name_of<Names, bad.first>,
+                                                                  detail::name_of<N2, bad.second>, all_b>>();
+        return bad.first < 0;
+      }
+    } else {
+      return true;
+    }
+  }
+  /// concatenate's run-time checks (values): one root size, no shared digits.
+  template <auto L2, class N2>
+  constexpr void check_concatenation_values(const basic_mesh<L2, N2>& b) const {
+    if (root_size() != b.root_size())
+      detail::throw_mesh_error(detail::message() << DEVMESH_MSG_CONCAT_ROOTS ": " << root_size() << " and "
+                                                 << b.root_size() << " ranks");
+    for (int i = 0; i < ndim; ++i)
+      for (int j = 0; j < basic_mesh<L2, N2>::ndim; ++j)
+        for (int m = L.first[i]; m < L.first[i + 1]; ++m)
+          for (int n = L2.first[j]; n < L2.first[j + 1]; ++n)
+            if (detail::modes_overlap(mode_shape(m), mode_stride(m), b.mode_shape(n), b.mode_stride(n)))
+              detail::throw_mesh_error(detail::message() << DEVMESH_MSG_CONCAT_OVERLAP ": dims '" << name(i) << "' and '"
+                                                         << basic_mesh<L2, N2>::name(j) << "'");
+  }
   template <fixed_string N, class... New>
   struct unflatten_op {
     static constexpr int sizes[] = {New::size...};
@@ -473,6 +534,18 @@ class basic_mesh : private detail::mesh_values<L.ndynamic> {
 #endif
   }
 };
+
+/// a's dims, then b's, then the rest's, as one mesh (PyTorch's DeviceMesh._concatenate), for
+/// layouts and device meshes alike: concatenate(m["dp"_dim], m["tp"_dim]).
+template <class A, class B, class... Rest>
+constexpr auto concatenate(const A& a, const B& b, const Rest&... rest)
+  requires requires { a.concatenate(b); }
+{
+  if constexpr (sizeof...(Rest) == 0)
+    return a.concatenate(b);
+  else
+    return concatenate(a.concatenate(b), rest...);
+}
 
 /// Two meshes are equal when they have the same dims (names, aliases included, in order),
 /// the same root size and, for every dim, the same coalesced layout: the same groups in the

@@ -728,6 +728,16 @@ class device_mesh {
   auto unflatten() const {
     return derive(layout_.template unflatten<N, New...>(), "unflatten");
   }
+  /// This mesh's dims, then b's (PyTorch's _concatenate([a, b])): both derived from one
+  /// init_device_mesh or from_comms (else mesh_error), their layouts as
+  /// basic_mesh::concatenate checks them. Never creates a communicator: every dim has one.
+  template <class L2>
+  auto concatenate(const device_mesh<L2, Comm>& b) const {
+    if (state_ != b.state_)
+      throw mesh_error("devmesh: concatenate: " + to_string(layout_) + " and " + to_string(b.layout_) +
+                       " come from different roots (two init_device_mesh or from_comms calls)");
+    return derive(layout_.concatenate(b.layout_), nullptr);
+  }
   /// flatten() with backend options for the new dim's communicator (PyTorch's
   /// backend_override on _flatten), as options.per_dim[Alias] at init would give. The ranks
   /// must pass equal options (part of the step's consistency check); a dim that has other

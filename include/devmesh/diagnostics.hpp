@@ -62,6 +62,10 @@
   "devmesh: for_world() can infer at most one dynamic dim; pass the sizes to the constructor instead (see error::for_world_ambiguous<dynamic dims<...>>)"
 #define DEVMESH_MSG_DEFAULT_DYNAMIC \
   "devmesh: a mesh with dynamic dims cannot be default-constructed: pass their sizes to the constructor, or use for_world(world) (see error::default_constructed_dynamic_mesh<dynamic dims<...>>)"
+#define DEVMESH_MSG_CONCAT_OVERLAP \
+  "devmesh: concatenate: a dim of one mesh shares ranks with a dim of the other, so the result would not be a mesh (see error::concatenated_dims_overlap<dim, dim, dims<...>>)"
+#define DEVMESH_MSG_CONCAT_ROOTS \
+  "devmesh: concatenate: the meshes are not of one root, their roots have different sizes (see error::concatenated_roots_differ<dims<...>, dims<...>>)"
 #define DEVMESH_MSG_RANK_RANGE "devmesh: rank out of range"
 #define DEVMESH_MSG_COORD_RANGE "devmesh: coordinate out of range"
 #define DEVMESH_MSG_STATIC_SIZE_MISMATCH "devmesh: a size given for a static dim differs from its static size"
@@ -118,6 +122,14 @@ struct dim_repeated {
 template <class Alias, class Dim, class Requested>
 struct dims_overlap {
   static constexpr void fire() { static_assert(always_false<Alias>, DEVMESH_MSG_SLICE_OVERLAP); }
+};
+template <class Dim, class Other, class Dims>
+struct concatenated_dims_overlap {
+  static constexpr void fire() { static_assert(always_false<Dim>, DEVMESH_MSG_CONCAT_OVERLAP); }
+};
+template <class DimsA, class DimsB>
+struct concatenated_roots_differ {
+  static constexpr void fire() { static_assert(always_false<DimsA>, DEVMESH_MSG_CONCAT_ROOTS); }
 };
 template <class Alias, class Dim, class Flattened>
 struct flatten_overlaps_itself {

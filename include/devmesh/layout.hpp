@@ -73,6 +73,16 @@ struct layout {
 namespace detail {
 /// The encoding of dynamic slot k in a layout value.
 DEVMESH_HOST_DEVICE constexpr int dynamic_slot(int k) { return -1 - k; }
+
+/// True if modes (n1 : s1) and (n2 : s2), values resolved, of two meshes of one root share
+/// digits of its ranks. A mode is a contiguous digit group, so it spans the place values
+/// [s, s * n); two modes share digits exactly when those ranges meet. Size-1 modes have none.
+DEVMESH_HOST_DEVICE constexpr bool modes_overlap(int n1, int s1, int n2, int s2) {
+  if (n1 == 1 || n2 == 1) return false;
+  const long long lo = s1 > s2 ? s1 : s2;
+  const long long end1 = static_cast<long long>(s1) * n1, end2 = static_cast<long long>(s2) * n2;
+  return lo < (end1 < end2 ? end1 : end2);
+}
 }  // namespace detail
 
 /// One dim's layout with its values resolved: what the runtime keys communicators by, and

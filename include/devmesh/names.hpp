@@ -89,6 +89,16 @@ constexpr auto joined_names(names<N...>) {
   }
   return fixed_string<length + 1>(text);
 }
+/// The first K names of a names<...> list.
+template <class Names, class Seq>
+struct first_names_of;
+template <class... N, std::size_t... I>
+struct first_names_of<names<N...>, std::index_sequence<I...>> {
+  using type = names<name_at<static_cast<int>(I), N...>...>;
+};
+template <int K, class Names>
+using first_names = typename first_names_of<Names, std::make_index_sequence<K>>::type;
+
 /// joined_names as a constant (a variable template: computed only when a default flatten asks).
 template <class Names, int K>
 inline constexpr auto default_flatten_name = joined_names<K>(Names{});

@@ -448,6 +448,13 @@ void parity(dm::mpi::communicator& world) {
   CHECK_THROWS_WITH(dm::mesh_error, flat_tp.root<decltype(flat_tp)::layout_type>(),
                     "root<M>() with M a mesh of dims (cp_tp)");
   CHECK(!(again.root<mesh3>() == mesh));
+  // concatenate: dims of derived meshes of one root, over the communicators they have.
+  const int made = mesh.communicator_count();
+  const auto cat = dm::concatenate(flat_tp, mesh["dp"_dim]);
+  CHECK_EQ(mesh.communicator_count(), made);
+  CHECK(cat.comm<"cp_tp">().native() == flat_tp.comm().native() && cat.comm<"dp">().native() == mesh.comm<"dp">().native());
+  CHECK((cat.root<mesh3>() == mesh));
+  CHECK_THROWS_WITH(dm::mesh_error, dm::concatenate(mesh["dp"_dim], again["tp"_dim]), "come from different roots");
 
   // abort(): every communicator devmesh made for the root is unusable, from every handle
   // derived from it; the world passed in is untouched. Local: no rank waits for another.
