@@ -1,6 +1,6 @@
 # devmesh::mpi: the MPI backend (dm::mpi), created when an MPI C++ implementation is found.
 # Linking it brings MPI::MPI_CXX and defines DEVMESH_WITH_MPI, so <devmesh/devmesh.hpp>
-# includes <devmesh/mpi.hpp> and <devmesh/device_mesh.hpp>.
+# includes <devmesh/mpi.hpp> and <devmesh/runtime/device_mesh.hpp>.
 #
 # Included from the build tree (devmesh_backends.cmake: the target devmesh_mpi, alias
 # devmesh::mpi) and from the installed package (devmesh-config.cmake: the imported target

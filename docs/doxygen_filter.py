@@ -12,7 +12,7 @@ this filter closes on the fly (the files are never changed; line numbers are kep
   `)::name` an unresolved link request, a `'` can end the span early). Each span becomes
   `<code>...</code>` with every character Doxygen would interpret escaped.
 - Links to files of the repository: a header becomes a link to its reference page
-  (`[x](../include/devmesh/diagnostics.hpp)` -> `[x](@ref devmesh/diagnostics.hpp)`); any other
+  (`[x](../include/devmesh/core/diagnostics.hpp)` -> `[x](@ref devmesh/core/diagnostics.hpp)`); any other
   file or directory is not in the reference, so its link becomes plain text.
 - Fenced code blocks pass through unchanged.
 

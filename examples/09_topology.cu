@@ -21,7 +21,7 @@
 //      mpirun -np 8 sh -c 'DEVMESH_NODE_ID=$((OMPI_COMM_WORLD_RANK % 2)) exec ./09_topology')
 #include "common.hpp"
 
-#include <devmesh/topology.hpp>  // dm::topology, node_major_rank_map: the simulations of part 2
+#include <devmesh/runtime/topology.hpp>  // dm::topology, node_major_rank_map: the simulations of part 2
 
 #include <vector>
 

@@ -6,7 +6,7 @@
 //   [ W1 (10x10, row-major out x in) | b1 (10) | W2 (5x10) | b2 (5) ]  = 165 floats.
 // Stage 0 of the pipeline example owns [0, w2) (net1), stage 1 owns [w2, n_params) (net2).
 #pragma once
-#include <devmesh/config.hpp>
+#include <devmesh/core/config.hpp>
 
 #include <cmath>
 #include <cstdint>

@@ -9,7 +9,7 @@
 // bootstrap.hpp / mpi_bootstrap.hpp: world creation; node.hpp: node discovery over the host
 // channel (device_mesh's topology options). See docs/nccl.md.
 #pragma once
-#include "diagnostics.hpp"
+#include "core/diagnostics.hpp"
 #include "nccl/bootstrap.hpp"
 #include "nccl/communicator.hpp"
 #include "nccl/device.hpp"
@@ -24,4 +24,4 @@
 #include "nccl/mpi_bootstrap.hpp"
 #endif
 // Including this header alone is enough for device meshes over NCCL (no -D needed).
-#include "device_mesh.hpp"
+#include "runtime/device_mesh.hpp"

@@ -12,7 +12,7 @@
 #   run_case.sh pass CASE KIND COMPILER FLAGS...   must compile, with no error line.
 # KIND is gcc, clang or nvcc: it selects the per-compiler expectations.
 # In an expectation, name"pp" stands for the dim name pp as KIND prints it (see
-# include/devmesh/fixed_string.hpp): g++ name<devmesh::fixed_string<3>{"pp"}>, clang and
+# include/devmesh/core/fixed_string.hpp): g++ name<devmesh::fixed_string<3>{"pp"}>, clang and
 # nvcc name<'p', 'p'>.
 set -u
 mode=$1 case_file=$2 kind=$3

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include <devmesh/digest.hpp>
+#include <devmesh/runtime/digest.hpp>
 
 namespace dm = devmesh;
 

@@ -4,7 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <devmesh/devmesh.hpp>
-#include <devmesh/topology.hpp>
+#include <devmesh/runtime/topology.hpp>
 
 #include <algorithm>
 #include <numeric>

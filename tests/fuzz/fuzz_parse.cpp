@@ -1,9 +1,9 @@
-// libFuzzer target for devmesh/parse.hpp. Input: byte 0 picks the world size (0xff: none),
+// libFuzzer target for devmesh/core/parse.hpp. Input: byte 0 picks the world size (0xff: none),
 // the rest is the spec. For three mesh types, the parser must either throw mesh_error with
 // a short, printable "devmesh:" message, or return exactly what an independent reference
 // parser (below, written from the grammar in docs/parse.md) accepts; and what it returns
 // must round-trip through to_spec. Any other exception, crash, leak or UB is a finding.
-#include <devmesh/parse.hpp>
+#include <devmesh/core/parse.hpp>
 
 #include <array>
 #include <climits>

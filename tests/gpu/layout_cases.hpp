@@ -11,8 +11,8 @@
 // A digest is FNV-1a over the group's ranks in order: all of them up to 64, else 64 evenly
 // spaced ones (positions i * (size - 1) / 63), so the cost per rank stays bounded at 2^20.
 #pragma once
-#include <devmesh/mesh.hpp>
-#include <devmesh/print.hpp>
+#include <devmesh/core/mesh.hpp>
+#include <devmesh/core/print.hpp>
 
 #include <string>
 #include <type_traits>

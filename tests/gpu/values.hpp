@@ -8,7 +8,7 @@
 #include <string>
 #include <type_traits>
 
-#include <devmesh/backend.hpp>
+#include <devmesh/runtime/backend.hpp>
 
 #if !defined(GPU_CHECK_DOUBLE)
 #include <cuda_bf16.h>

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <devmesh/mpi/node.hpp>
-#include <devmesh/topology.hpp>
+#include <devmesh/runtime/topology.hpp>
 
 #include "check.hpp"
 

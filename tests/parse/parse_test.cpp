@@ -1,9 +1,9 @@
-// Unit tests for devmesh/parse.hpp: what parses, and the exact complaint for each kind of
+// Unit tests for devmesh/core/parse.hpp: what parses, and the exact complaint for each kind of
 // bad input (the message fragment each test checks is what a user would see).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
-#include <devmesh/parse.hpp>
+#include <devmesh/core/parse.hpp>
 
 #include <cstdlib>
 #include <string>

@@ -5,7 +5,7 @@ Four sides, same work:
   hana       hana_layout.hpp   (Boost.Hana IntTuples, CuTe style, Hana's algorithms)
   hana_lean  hana_layout.hpp with HL_LEAN (same IntTuples, index_sequence folds: an ablation)
   struct   struct_layout.hpp (constexpr structs as template arguments, devmesh style)
-  devmesh  <devmesh/mesh.hpp> (the real devmesh::mesh API: names, checks, aliases on top)
+  devmesh  <devmesh/core/mesh.hpp> (the real devmesh::mesh API: names, checks, aliases on top)
 
 TUs, each defining `int extra(int r, int n)` (n = 2 at run time: the dynamic sizes):
   bare            includes nothing
@@ -28,7 +28,7 @@ import sys
 SIDES = ("struct", "hana", "hana_lean", "devmesh")
 HEADER = {"hana": '#include "hana_layout.hpp"', "struct": '#include "struct_layout.hpp"',
           "hana_lean": '#define HL_LEAN 1\n#include "hana_layout.hpp"',
-          "devmesh": "#include <devmesh/mesh.hpp>\nnamespace dm = devmesh;"}
+          "devmesh": "#include <devmesh/core/mesh.hpp>\nnamespace dm = devmesh;"}
 NS = {"hana": "hl", "hana_lean": "hl", "struct": "sl"}
 
 

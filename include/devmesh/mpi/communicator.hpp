@@ -20,9 +20,9 @@
 
 #include "native.hpp"
 
-#include "../backend.hpp"
-#include "../deadline.hpp"
-#include "../diagnostics.hpp"
+#include "../runtime/backend.hpp"
+#include "../runtime/deadline.hpp"
+#include "../core/diagnostics.hpp"
 #include "datatype.hpp"
 #include "error.hpp"
 

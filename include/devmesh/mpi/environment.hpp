@@ -4,7 +4,7 @@
 
 #include "native.hpp"
 
-#include "../diagnostics.hpp"
+#include "../core/diagnostics.hpp"
 #include "communicator.hpp"
 #include "error.hpp"
 

@@ -18,10 +18,10 @@
 
 #include "native.hpp"
 
-#include "../consensus.hpp"
-#include "../deadline.hpp"
-#include "../diagnostics.hpp"
-#include "../topology.hpp"
+#include "../runtime/consensus.hpp"
+#include "../runtime/deadline.hpp"
+#include "../core/diagnostics.hpp"
+#include "../runtime/topology.hpp"
 #include "communicator.hpp"
 #include "error.hpp"
 

@@ -25,8 +25,8 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "../backend.hpp"
-#include "../diagnostics.hpp"
+#include "../runtime/backend.hpp"
+#include "../core/diagnostics.hpp"
 #include "error.hpp"
 #include "host_channel.hpp"
 #include "options.hpp"

@@ -8,7 +8,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "../diagnostics.hpp"
+#include "../core/diagnostics.hpp"
 
 namespace devmesh::nccl {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "../deadline.hpp"
+#include "../runtime/deadline.hpp"
 
 namespace devmesh::nccl::detail {
 

@@ -18,11 +18,11 @@
 
 #include <unistd.h>
 
-#include "../consensus.hpp"
-#include "../deadline.hpp"
-#include "../diagnostics.hpp"
-#include "../digest.hpp"
-#include "../topology.hpp"
+#include "../runtime/consensus.hpp"
+#include "../runtime/deadline.hpp"
+#include "../core/diagnostics.hpp"
+#include "../runtime/digest.hpp"
+#include "../runtime/topology.hpp"
 #include "communicator.hpp"
 
 namespace devmesh::nccl {

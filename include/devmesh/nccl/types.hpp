@@ -13,8 +13,8 @@
 #include <cuda_fp16.h>
 #include <nccl.h>
 
-#include "../backend.hpp"
-#include "../diagnostics.hpp"
+#include "../runtime/backend.hpp"
+#include "../core/diagnostics.hpp"
 
 namespace devmesh {
 namespace nccl {

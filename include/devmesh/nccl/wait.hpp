@@ -12,7 +12,7 @@
 
 #include <nccl.h>
 
-#include "../deadline.hpp"
+#include "../runtime/deadline.hpp"
 
 namespace devmesh::nccl::detail {
 

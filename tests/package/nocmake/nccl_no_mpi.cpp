@@ -7,7 +7,7 @@
 #include <devmesh/devmesh.hpp>      // the layouts
 #if !defined(NCCL_NO_MPI_MACRO)
 #include <devmesh/nccl.hpp>         // dm::nccl, world_from_env()
-#include <devmesh/device_mesh.hpp>  // dm::init_device_mesh
+#include <devmesh/runtime/device_mesh.hpp>  // dm::init_device_mesh
 #endif
 
 #include <cstdio>

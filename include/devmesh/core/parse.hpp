@@ -1,4 +1,4 @@
-// devmesh/parse.hpp: mesh sizes from a user's string ("replicate=2,shard=4"), from the
+// devmesh/core/parse.hpp: mesh sizes from a user's string ("replicate=2,shard=4"), from the
 // environment (DEVMESH_SHAPE) or from the command line (--mesh ...), into a dynamic mesh.
 //
 // The input is hostile: it comes from job scripts and users, so every malformed spec is

@@ -1,4 +1,4 @@
-// devmesh/backend.hpp: what a communicator backend must provide (dm::mpi, dm::nccl).
+// devmesh/runtime/backend.hpp: what a communicator backend must provide (dm::mpi, dm::nccl).
 //
 // device_mesh<Layout, Comm> is written against this concept only. A backend wraps one
 // native communicator (MPI_Comm, ncclComm_t) with RAII and exposes: its rank and size, a
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "config.hpp"
+#include "../core/config.hpp"
 #include "deadline.hpp"
 
 namespace devmesh {

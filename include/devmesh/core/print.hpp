@@ -1,4 +1,4 @@
-// devmesh/print.hpp: PyTorch-like repr and rank tables (host only).
+// devmesh/core/print.hpp: PyTorch-like repr and rank tables (host only).
 //   std::cout << m;        mesh((dp=2, cp=2, tp=2), stride=(4, 2, 1))
 //   rank_table(m)          the row-major rank table, one row per rank, as a Markdown table
 //   group_table<"tp">(m)   every group of dim tp, one per line

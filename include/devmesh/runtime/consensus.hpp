@@ -1,4 +1,4 @@
-// devmesh/consensus.hpp: every rank agrees, or every rank throws.
+// devmesh/runtime/consensus.hpp: every rank agrees, or every rank throws.
 //
 // The one helper behind each collective step devmesh takes on its own behalf: init,
 // flatten, unflatten, communicator creation, from_comms validation and the collective
@@ -19,9 +19,9 @@
 
 #include "backend.hpp"
 #include "deadline.hpp"
-#include "diagnostics.hpp"
+#include "../core/diagnostics.hpp"
 #include "digest.hpp"
-#include "print.hpp"
+#include "../core/print.hpp"
 
 namespace devmesh::detail {
 

@@ -1,4 +1,4 @@
-// devmesh/fixed_string.hpp: string literals as template arguments, and the type-level
+// devmesh/core/fixed_string.hpp: string literals as template arguments, and the type-level
 // name of a dim, name<'t', 'p'>, which is what diagnostics print.
 #pragma once
 #include <cstddef>

@@ -1,4 +1,4 @@
-// devmesh/algebra.hpp: the layout algebra, as constexpr functions over layout values.
+// devmesh/core/algebra.hpp: the layout algebra, as constexpr functions over layout values.
 //
 //   root       one mode per dim, row-major strides
 //   slice      selects dims' layouts (any dims, any order)

@@ -1,4 +1,4 @@
-// devmesh/layout.hpp: the one representation of a mesh, as CuTe and PyTorch's
+// devmesh/core/layout.hpp: the one representation of a mesh, as CuTe and PyTorch's
 // _MeshLayout keep it: every dim is a layout over the root mesh's rank space.
 //
 // A dim's layout is a list of modes (shape : stride), most significant first: a plain dim

@@ -1,4 +1,4 @@
-// devmesh/deadline.hpp: the bound on every collective step devmesh takes on its own
+// devmesh/runtime/deadline.hpp: the bound on every collective step devmesh takes on its own
 // behalf (init agreement, consistency check, communicator creation, flatten, unflatten,
 // from_comms validation, the collective check mode).
 //
@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "diagnostics.hpp"
+#include "../core/diagnostics.hpp"
 
 namespace devmesh {
 

@@ -1,4 +1,4 @@
-// devmesh/dim.hpp: dim<"name", size>, the building block of a mesh type.
+// devmesh/core/dim.hpp: dim<"name", size>, the building block of a mesh type.
 #pragma once
 #include <type_traits>
 

@@ -1,4 +1,4 @@
-// devmesh/mesh.hpp: mesh<dim<...>...>, a root mesh: its dims, in order, each
+// devmesh/core/mesh.hpp: mesh<dim<...>...>, a root mesh: its dims, in order, each
 // dim<"name", size>, with static sizes or dynamic_size ones given at construction.
 //   using mesh3d = mesh<dim<"dp", 2>, dim<"cp", 2>, dim<"tp", 2>>;
 // A root mesh is a basic_mesh (basic_mesh.hpp) whose layout has one row-major mode per dim.

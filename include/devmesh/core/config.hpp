@@ -1,4 +1,4 @@
-// devmesh/config.hpp: portability macros shared by every header.
+// devmesh/core/config.hpp: portability macros shared by every header.
 #pragma once
 
 // Layout functions run on host and device alike (CuTe's CUTE_HOST_DEVICE idea):

@@ -1,4 +1,4 @@
-// devmesh/basic_mesh.hpp: basic_mesh<L, Names>, every mesh: a root (mesh<dim...>, mesh.hpp)
+// devmesh/core/basic_mesh.hpp: basic_mesh<L, Names>, every mesh: a root (mesh<dim...>, mesh.hpp)
 // or one derived from it by slice, flatten or unflatten.
 //
 // L is a layout value (layout.hpp): every dim's (shape : stride) modes over the root

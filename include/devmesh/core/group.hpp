@@ -1,4 +1,4 @@
-// devmesh/group.hpp: the ranks of one process group, computed, never listed.
+// devmesh/core/group.hpp: the ranks of one process group, computed, never listed.
 #pragma once
 #include <compare>
 #include <cstddef>

@@ -1,4 +1,4 @@
-// devmesh/digest.hpp: SHA-256 of a byte string (FIPS 180-4), for the mesh consistency check.
+// devmesh/runtime/digest.hpp: SHA-256 of a byte string (FIPS 180-4), for the mesh consistency check.
 //
 // Ranks compare what they are about to build by digest, so that the common path moves a
 // constant 64 bytes per rank whatever the world size. The digest is collision-resistant:

@@ -1,4 +1,4 @@
-// devmesh/device_mesh.hpp: a mesh layout bound to one communicator per dim (PyTorch's
+// devmesh/runtime/device_mesh.hpp: a mesh layout bound to one communicator per dim (PyTorch's
 // DeviceMesh), generic over any backend that models devmesh::communicator.
 //
 //   auto mesh = dm::init_device_mesh<mesh3d>(world);   // collective over world
@@ -35,14 +35,14 @@
 
 #include "backend.hpp"
 #include "collective_check.hpp"
-#include "config.hpp"
+#include "../core/config.hpp"
 #include "consensus.hpp"
 #include "deadline.hpp"
-#include "diagnostics.hpp"
-#include "dim.hpp"
-#include "fixed_string.hpp"
-#include "mesh.hpp"
-#include "print.hpp"
+#include "../core/diagnostics.hpp"
+#include "../core/dim.hpp"
+#include "../core/fixed_string.hpp"
+#include "../core/mesh.hpp"
+#include "../core/print.hpp"
 #include "topology.hpp"
 
 namespace devmesh {

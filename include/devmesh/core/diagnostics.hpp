@@ -1,4 +1,4 @@
-// devmesh/diagnostics.hpp: every misuse devmesh can detect, in one place.
+// devmesh/core/diagnostics.hpp: every misuse devmesh can detect, in one place.
 //
 // Compile time: each misuse is a class template in devmesh::error whose template
 // arguments carry the offending dim (name<'p', 'p'>, which g++ prints with the text

@@ -1,4 +1,4 @@
-// devmesh/collective_check.hpp: the collective check mode (DEVMESH_CHECK_COLLECTIVES=1,
+// devmesh/runtime/collective_check.hpp: the collective check mode (DEVMESH_CHECK_COLLECTIVES=1,
 // or device_mesh_options::check_collectives).
 //
 // Before each collective, the ranks of its group agree on what they are about to do: the

@@ -1,4 +1,4 @@
-// devmesh/names.hpp: the list of dim names of a mesh type, and the compile-time
+// devmesh/core/names.hpp: the list of dim names of a mesh type, and the compile-time
 // name search, uniqueness and repeat checks behind every named query.
 //
 // Plain C++20, not Boost.Hana: a name is a type (name<'t', 'p'>), so a search is a fold

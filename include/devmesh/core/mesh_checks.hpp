@@ -1,4 +1,4 @@
-// devmesh/mesh_checks.hpp: the compile-time checks of every named query and derivation
+// devmesh/core/mesh_checks.hpp: the compile-time checks of every named query and derivation
 // of a mesh with layout L and names Names. Each misuse fires exactly one diagnostic from
 // diagnostics.hpp (the first failing check); the callers then return a harmless fallback
 // so that no cascade of unrelated errors follows.

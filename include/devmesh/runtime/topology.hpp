@@ -1,4 +1,4 @@
-// devmesh/topology.hpp: the mesh against the machine (host only, no MPI, no iostreams).
+// devmesh/runtime/topology.hpp: the mesh against the machine (host only, no MPI, no iostreams).
 //
 //   auto t = dm::topology(m, node_of_rank);        // per dim: groups, intra-node, nodes spanned
 //   std::cout << t;                                 // an aligned table, one row per dim
@@ -42,10 +42,10 @@
 #include <string_view>
 #include <vector>
 
-#include "basic_mesh.hpp"
-#include "diagnostics.hpp"
-#include "fixed_string.hpp"
-#include "print.hpp"
+#include "../core/basic_mesh.hpp"
+#include "../core/diagnostics.hpp"
+#include "../core/fixed_string.hpp"
+#include "../core/print.hpp"
 
 namespace devmesh {
 
