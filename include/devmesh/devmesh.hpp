@@ -12,6 +12,7 @@
 #include "core/mesh_checks.hpp"
 #include "core/basic_mesh.hpp"
 #include "core/mesh.hpp"
+#include "core/queries.hpp"
 #include "core/parse.hpp"
 #include "core/print.hpp"
 
@@ -24,6 +25,7 @@
 #include "nccl.hpp"
 #endif
 #if defined(DEVMESH_WITH_MPI) || defined(DEVMESH_WITH_NCCL)
-#include "runtime/backend.hpp"  // the runtime's interface; <devmesh/backend.hpp> alone for backend-generic code
-#include "runtime/device_mesh.hpp"
+#include "runtime/backend.hpp"  // the runtime's interface; <devmesh/runtime/backend.hpp> alone for backend-generic code
+#include "runtime/init.hpp"
+#include "runtime/from_comms.hpp"
 #endif

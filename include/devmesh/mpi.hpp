@@ -10,4 +10,5 @@
 #include "mpi/error.hpp"
 #include "mpi/node.hpp"  // node_of_ranks: device_mesh's node-discovery hook (topology options)
 // Including this header alone is enough for device meshes over MPI (no -D needed).
-#include "runtime/device_mesh.hpp"
+#include "runtime/init.hpp"
+#include "runtime/from_comms.hpp"

@@ -24,4 +24,5 @@
 #include "nccl/mpi_bootstrap.hpp"
 #endif
 // Including this header alone is enough for device meshes over NCCL (no -D needed).
-#include "runtime/device_mesh.hpp"
+#include "runtime/init.hpp"
+#include "runtime/from_comms.hpp"

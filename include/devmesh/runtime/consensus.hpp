@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -91,19 +92,34 @@ void agree(const Comm& c, const std::string& local_error, std::string_view step,
   });
 }
 
-/// What the ranks compare: `summary` (shown first in messages: the mesh itself) and
-/// `details` (options and the like, shown after), both entirely digested.
+/// What the ranks compare: `payload` (the mesh as bytes: its names and layout values) and
+/// `details` (options and the like), both entirely digested. The text a message shows of
+/// the mesh, `summary()`, is made only on the mismatch path.
 struct descriptor {
-  std::string summary;
+  std::function<std::string()> summary;
   std::string details;
-  /// SHA-256 of summary + '\n' + details, once computed (seal()): computed ahead of the
+  std::string payload;
+  /// SHA-256 of payload + '\n' + details, once computed (seal()): computed ahead of the
   /// agreement, e.g. while another step's messages are in flight.
   std::optional<digest> sealed{};
 
+  /// A descriptor that is its own text (e.g. the nodes every rank found).
+  static descriptor of_text(std::string text) {
+    return {[text] { return text; }, {}, text};
+  }
   /// The digest the ranks compare.
-  digest hash() const { return sealed ? *sealed : sha256(summary + '\n' + details); }
+  digest hash() const { return sealed ? *sealed : sha256(payload + '\n' + details); }
   /// Computes the digest now, so that the agreement does not.
-  void seal() { sealed = sha256(summary + '\n' + details); }
+  void seal() { sealed = sha256(payload + '\n' + details); }
+  /// The details for messages, with a short fingerprint of the payload (two meshes can
+  /// print alike and still differ, e.g. in which sizes are static).
+  std::string details_text() const {
+    static constexpr char hex[] = "0123456789abcdef";
+    const std::uint64_t word = sha256(payload)[0];
+    std::string fp = " (layout #";
+    for (int shift = 28; shift >= 0; shift -= 4) fp += hex[(word >> shift) & 0xf];
+    return details + fp + ")";
+  }
 };
 
 /// The mismatch path of a descriptor check: every rank gathers every rank's descriptor and
@@ -111,8 +127,8 @@ struct descriptor {
 /// details.
 template <communicator Comm>
 [[noreturn]] void throw_mismatch(const Comm& c, const descriptor& mine, std::string_view step, const deadline& d) {
-  const auto summaries = gather_texts(c, mine.summary, d);
-  const auto details = gather_texts(c, mine.details, d);
+  const auto summaries = gather_texts(c, mine.summary ? mine.summary() : std::string(), d);
+  const auto details = gather_texts(c, mine.details_text(), d);
   // Ranks grouped by (summary, details), groups in order of their first rank, the
   // smallest first: they are usually the odd ones out.
   std::vector<std::pair<std::size_t, std::vector<int>>> groups;

@@ -46,6 +46,7 @@
 #include "../core/diagnostics.hpp"
 #include "../core/fixed_string.hpp"
 #include "../core/print.hpp"
+#include "layout_view.hpp"
 
 namespace devmesh {
 
@@ -169,63 +170,22 @@ std::vector<int> dense_node_ids(const std::vector<int>& node_at, int& count) {
   return out;
 }
 
-/// A mesh's groups as plain data: what the topology computations read, so that they are
-/// ordinary functions and a mesh type instantiates only view_of. They run once per init that
-/// asks for them, hence cold and out of line: every init's TU compiles them (compile time).
-/// O(root_size() x dims) ints.
-struct layout_view {
-  int root_size = 0;
-  int ndim = 0;                         ///< the mesh's own dims; aliases come after them
-  std::vector<std::string> names;       ///< every dim's name, aliases included
-  std::vector<int> sizes;               ///< every dim's size
-  std::vector<std::vector<int>> color;  ///< color[d][r]: the first rank of r's group along d
-  std::vector<std::vector<int>> key;    ///< key[d][r]: r's index in that group
-};
-
-/// The names of every dim of m, aliases included.
-template <auto L, class Names>
-std::vector<std::string> names_of(const basic_mesh<L, Names>&) {
-  using M = basic_mesh<L, Names>;
-  std::vector<std::string> out;
-  for (int d = 0; d < M::ndim_with_aliases; ++d) out.emplace_back(M::name(d));
-  return out;
-}
-
-/// m as a layout_view.
-template <auto L, class Names>
-layout_view view_of(const basic_mesh<L, Names>& m) {
-  using M = basic_mesh<L, Names>;
-  layout_view v{m.root_size(), M::ndim, names_of(m), {}, {}, {}};
-  for (int d = 0; d < M::ndim_with_aliases; ++d) {
-    v.sizes.push_back(m.dim_size(d));
-    auto& color = v.color.emplace_back(static_cast<std::size_t>(v.root_size));
-    auto& key = v.key.emplace_back(static_cast<std::size_t>(v.root_size));
-    for (int r = 0; r < v.root_size; ++r) {
-      const split_args sa = m.comm_split(r, d);
-      color[static_cast<std::size_t>(r)] = sa.color;
-      key[static_cast<std::size_t>(r)] = sa.key;
-    }
-  }
-  return v;
-}
-
-/// Dim d's groups on the nodes (`dense`: the dense node id of every position).
+/// Dim d's groups on the nodes (`dense`: the dense node id of every position), computed from
+/// its modes: each group visited once, from its first position.
 template <class = void>
 [[gnu::cold, gnu::noinline]] dim_topology dim_on_nodes(const layout_view& v, int d, const std::vector<int>& dense, int nodes) {
-  const auto du = static_cast<std::size_t>(d);
   dim_topology t;
-  t.name = v.names[du];
+  t.name = v.names[static_cast<std::size_t>(d)];
   t.index = d;
   t.alias = d >= v.ndim;
-  t.size = v.sizes[du];
-  std::vector<std::vector<int>> members(static_cast<std::size_t>(v.root_size));  // by the group's first rank
-  for (int r = 0; r < v.root_size; ++r) members[static_cast<std::size_t>(v.color[du][static_cast<std::size_t>(r)])].push_back(r);
+  t.size = v.size(d);
+  const mode_set group = modes_of(v, {d}, false);
   std::vector<int> stamp(static_cast<std::size_t>(nodes), -1);
-  for (const auto& group : members) {
-    if (group.empty()) continue;
+  for (int first = 0; first < v.root_size; ++first) {
+    if (group.base(first) != first) continue;
     int distinct = 0;
-    for (int r : group) {
-      auto& seen = stamp[static_cast<std::size_t>(dense[static_cast<std::size_t>(r)])];
+    for (int i = 0; i < t.size; ++i) {
+      auto& seen = stamp[static_cast<std::size_t>(dense[static_cast<std::size_t>(first + group.offset(i))])];
       if (seen != t.groups) seen = t.groups, ++distinct;
     }
     ++t.groups;
@@ -263,7 +223,7 @@ std::vector<int> unique_dims(const std::vector<int>& dims) {
 }
 
 /// Indices of the dims named in `dims` (a range of things convertible to string_view)
-/// among `names` (names_of(m)).
+/// among `names` (a layout_view's).
 template <class Range>
 std::vector<int> dim_indices(const std::vector<std::string>& names, const Range& dims, std::string_view what) {
   std::vector<int> out;
@@ -285,9 +245,10 @@ std::string quoted_dims(const layout_view& v, const std::vector<int>& dims) {
   return s;
 }
 
-/// The positions that must share a node: linked by a group of any of the dims (union-find),
-/// listed block after block (blocks by their lowest position, positions ascending within).
-/// `block` is the blocks' common size (0 if they differ); `contiguous`: every block is a run
+/// The positions that must share a node: those linked by a group of any of the dims, i.e.
+/// those that differ only in the dims' modes (distinct modes are disjoint digit groups, so
+/// every block has one size, the product of those modes). Listed block after block (blocks
+/// by their lowest position, positions ascending within). `contiguous`: every block is a run
 /// of consecutive positions starting at a multiple of `block` (the dims are innermost).
 struct node_blocks {
   std::vector<int> order;
@@ -297,29 +258,14 @@ struct node_blocks {
 /// The node_blocks of dims `dims` of mesh v.
 template <class = void>
 [[gnu::cold, gnu::noinline]] node_blocks blocks_of(const layout_view& v, const std::vector<int>& dims) {
-  const int n = v.root_size;
-  std::vector<int> parent(static_cast<std::size_t>(n));
-  std::iota(parent.begin(), parent.end(), 0);
-  const auto find = [&parent](int x) {  // a set's root is its lowest position
-    while (parent[static_cast<std::size_t>(x)] != x)
-      x = parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
-    return x;
-  };
-  for (int d : dims)
-    for (int r = 0; r < n; ++r) {
-      const int a = find(r), b = find(v.color[static_cast<std::size_t>(d)][static_cast<std::size_t>(r)]);
-      if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
-    }
-  std::vector<std::vector<int>> members(static_cast<std::size_t>(n));
-  for (int p = 0; p < n; ++p) members[static_cast<std::size_t>(find(p))].push_back(p);
+  const mode_set modes = modes_of(v, dims, true);  // most significant first: ascending positions
   node_blocks out;
-  out.block = static_cast<int>(members.front().size());
-  for (const auto& b : members) {
-    if (b.empty()) continue;
-    if (static_cast<int>(b.size()) != out.block) out.block = 0;
-    out.order.insert(out.order.end(), b.begin(), b.end());
+  out.block = modes.size();
+  for (int first = 0; first < v.root_size; ++first) {
+    if (modes.base(first) != first) continue;
+    for (int i = 0; i < out.block; ++i) out.order.push_back(first + modes.offset(i));
   }
-  for (int p = 0; p < n; ++p) out.contiguous = out.contiguous && out.order[static_cast<std::size_t>(p)] == p;
+  for (int p = 0; p < v.root_size; ++p) out.contiguous = out.contiguous && out.order[static_cast<std::size_t>(p)] == p;
   return out;
 }
 
@@ -328,7 +274,6 @@ template <class = void>
 /// dims (quoted_dims); `several`: more than one.
 template <class = void>
 [[gnu::cold, gnu::noinline]] std::string placement_obstacle(const node_list& nodes, int block, const std::string& dims, bool several) {
-  if (block == 0) return "the groups of " + dims + " link the positions into blocks of unequal sizes (not supported)";
   std::size_t lo = nodes.ranks.front().size(), hi = lo;
   for (const auto& r : nodes.ranks) lo = std::min(lo, r.size()), hi = std::max(hi, r.size());
   const auto b = static_cast<std::size_t>(block);
@@ -451,15 +396,15 @@ std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& o
 template <auto L, class Names, dim_name_range Range>
 std::vector<int> node_major_rank_map(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank,
                                      const Range& intra_node_dims) {
-  return detail::node_major_map(detail::view_of(m), node_of_rank,
-                                detail::dim_indices(detail::names_of(m), intra_node_dims, "node_major_rank_map"));
+  const detail::layout_view v = detail::view_of(m);
+  return detail::node_major_map(v, node_of_rank, detail::dim_indices(v.names, intra_node_dims, "node_major_rank_map"));
 }
 /// node_major_rank_map with the dims as a braced list: `node_major_rank_map(m, nodes, {"tp"})`.
 template <auto L, class Names>
 std::vector<int> node_major_rank_map(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank,
                                      std::initializer_list<std::string_view> intra_node_dims) {
-  return detail::node_major_map(detail::view_of(m), node_of_rank,
-                                detail::dim_indices(detail::names_of(m), intra_node_dims, "node_major_rank_map"));
+  const detail::layout_view v = detail::view_of(m);
+  return detail::node_major_map(v, node_of_rank, detail::dim_indices(v.names, intra_node_dims, "node_major_rank_map"));
 }
 /// node_major_rank_map with compile-time names: `node_major_rank_map<"tp", "cp">(m, nodes)`.
 template <fixed_string... Ns, auto L, class Names>
@@ -535,8 +480,8 @@ template <class = void>
 template <auto L, class Names, dim_name_range Range>
 mesh_topology check_intra_node(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank,
                                const Range& intra_node_dims, std::span<const int> rank_map = {}) {
-  return detail::check_intra_node(detail::view_of(m), node_of_rank,
-                                  detail::dim_indices(detail::names_of(m), intra_node_dims, "check_intra_node"),
+  const detail::layout_view v = detail::view_of(m);
+  return detail::check_intra_node(v, node_of_rank, detail::dim_indices(v.names, intra_node_dims, "check_intra_node"),
                                   rank_map);
 }
 /// check_intra_node with the dims as a braced list: `check_intra_node(m, nodes, {"tp"})`.
@@ -544,8 +489,8 @@ template <auto L, class Names>
 mesh_topology check_intra_node(const basic_mesh<L, Names>& m, std::span<const int> node_of_rank,
                                std::initializer_list<std::string_view> intra_node_dims,
                                std::span<const int> rank_map = {}) {
-  return detail::check_intra_node(detail::view_of(m), node_of_rank,
-                                  detail::dim_indices(detail::names_of(m), intra_node_dims, "check_intra_node"),
+  const detail::layout_view v = detail::view_of(m);
+  return detail::check_intra_node(v, node_of_rank, detail::dim_indices(v.names, intra_node_dims, "check_intra_node"),
                                   rank_map);
 }
 /// check_intra_node with compile-time names (an unknown name does not compile):

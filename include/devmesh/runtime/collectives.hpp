@@ -1,0 +1,380 @@
+// devmesh/runtime/collectives.hpp: typed collectives on a named dim of a device mesh.
+//
+//   mesh.all_reduce<"dp">(grad, dm::op::sum);          // any contiguous range: vector, array, span
+//   dm::all_reduce<"dp">(mesh, grad, dm::op::sum);     // the same, for generic code (no .template)
+//   flat.all_reduce(grad, dm::op::avg);                // a 1-D mesh needs no name
+//
+// Buffers are in the backend's memory space (host for MPI, device for NCCL, e.g. a
+// std::span over device memory). Sizes that do not fit the dim throw mesh_error; backend
+// failures throw comm_error. The members are written once, in collectives_of (a base of
+// device_mesh); the free functions call them. A collective costs what the backend's call
+// costs plus a load and a branch (bench/dispatch.cpp measures it).
+#pragma once
+#include <cstddef>
+#include <ranges>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "../core/diagnostics.hpp"
+#include "../core/fixed_string.hpp"
+#include "backend.hpp"
+#include "collective_check.hpp"
+#include "dim_select.hpp"
+
+namespace devmesh {
+
+namespace error {
+/// A collective's buffer is not a contiguous range (a std::list, a std::deque, a view that
+/// skips elements): its elements must lie next to each other in memory.
+template <class Buffer>
+struct buffer_not_contiguous {
+  static constexpr void fire() {
+    static_assert(always_false<Buffer>,
+                  "devmesh: a collective's buffer must be a contiguous range (std::vector, std::array, std::span, a "
+                  "C array) of its element type (see error::buffer_not_contiguous<buffer type>)");
+  }
+};
+/// A buffer the collective writes (recv, or the in-place buffer) is read-only.
+template <class Buffer>
+struct buffer_not_writable {
+  static constexpr void fire() {
+    static_assert(always_false<Buffer>,
+                  "devmesh: this collective writes into the buffer, and it is read-only (a range of const elements; "
+                  "see error::buffer_not_writable<buffer type>)");
+  }
+};
+/// send and recv hold different element types.
+template <class Send, class Recv>
+struct element_types_differ {
+  static constexpr void fire() {
+    static_assert(always_false<Send>,
+                  "devmesh: send and recv must hold the same element type (see error::element_types_differ<send "
+                  "element, recv element>)");
+  }
+};
+}  // namespace error
+
+namespace detail {
+
+/// The element type of a buffer (const dropped).
+template <class R>
+using element_t = std::remove_cv_t<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
+
+/// R is a buffer a collective reads: a contiguous range.
+template <class R>
+constexpr bool check_send_buffer() {
+  require<std::ranges::contiguous_range<R>, error::buffer_not_contiguous<std::remove_cvref_t<R>>>();
+  return std::ranges::contiguous_range<R>;
+}
+/// R is a buffer a collective writes: a contiguous range of non-const elements.
+template <class R>
+constexpr bool check_recv_buffer() {
+  if constexpr (!check_send_buffer<R>()) {
+    return false;
+  } else {
+    constexpr bool writable = !std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
+    require<writable, error::buffer_not_writable<std::remove_reference_t<R>>>();
+    return writable;
+  }
+}
+/// S and R are a collective's send and recv buffers, of one element type.
+template <class S, class R>
+constexpr bool check_buffers() {
+  if constexpr (!check_send_buffer<S>() || !check_recv_buffer<R>()) {
+    return false;
+  } else {
+    constexpr bool same = std::is_same_v<element_t<S>, element_t<R>>;
+    require<same, error::element_types_differ<element_t<S>, element_t<R>>>();
+    return same;
+  }
+}
+
+}  // namespace detail
+
+/// The typed collectives of Mesh (a device_mesh, which derives from this): each member on
+/// the dim N names (or, unnamed, the only dim of a 1-D mesh), forwarding to the dim's
+/// communicator after the checks that need the mesh (sizes against the dim, roots in range).
+template <class Mesh, class Layout, communicator Comm>
+class collectives_of {
+  using stream_type = typename Comm::stream_type;
+  template <fixed_string N>
+  static constexpr int dim = detail::select_dim<Layout, N>();
+
+ public:
+  /// In place: buf becomes the reduction over dim N.
+  template <fixed_string N = "", class R>
+  void all_reduce(R&& buf, op o, stream_type s = {}) const {
+    if constexpr (detail::check_recv_buffer<R>())
+      all_reduce_on(dim<N>, std::ranges::data(buf), std::ranges::data(buf), std::ranges::size(buf),
+                    std::ranges::size(buf), o, s);
+  }
+  /// Out of place: recv becomes the reduction of every rank's send over dim N.
+  template <fixed_string N = "", class S, class R>
+  void all_reduce(S&& send, R&& recv, op o, stream_type s = {}) const {
+    if constexpr (detail::check_buffers<S, R>())
+      all_reduce_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
+                    std::ranges::size(recv), o, s);
+  }
+  /// Reduction onto the rank with local rank `root` along dim N (in place on root).
+  template <fixed_string N = "", class R>
+  void reduce(R&& buf, op o, int root, stream_type s = {}) const {
+    if constexpr (detail::check_recv_buffer<R>())
+      reduce_on(dim<N>, std::ranges::data(buf), std::ranges::data(buf), std::ranges::size(buf), std::ranges::size(buf),
+                o, root, s);
+  }
+  /// Out of place: recv on local rank `root` along dim N becomes the reduction of every
+  /// rank's send (recv is not written elsewhere).
+  template <fixed_string N = "", class S, class R>
+  void reduce(S&& send, R&& recv, op o, int root, stream_type s = {}) const {
+    if constexpr (detail::check_buffers<S, R>())
+      reduce_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
+                std::ranges::size(recv), o, root, s);
+  }
+  /// buf on local rank `root` along dim N, copied to every rank of its group.
+  template <fixed_string N = "", class R>
+  void broadcast(R&& buf, int root, stream_type s = {}) const {
+    if constexpr (detail::check_recv_buffer<R>()) broadcast_on(dim<N>, std::ranges::data(buf), std::ranges::size(buf), root, s);
+  }
+  /// recv = the concatenation of every rank's send, in local-rank order along dim N.
+  /// recv.size() must be send.size() * size<N>().
+  template <fixed_string N = "", class S, class R>
+  void all_gather(S&& send, R&& recv, stream_type s = {}) const {
+    if constexpr (detail::check_buffers<S, R>())
+      all_gather_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
+                    std::ranges::size(recv), s);
+  }
+  /// recv = block `local_rank<N>()` of the reduction of every rank's send.
+  /// send.size() must be recv.size() * size<N>().
+  template <fixed_string N = "", class S, class R>
+  void reduce_scatter(S&& send, R&& recv, op o, stream_type s = {}) const {
+    if constexpr (detail::check_buffers<S, R>())
+      reduce_scatter_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
+                        std::ranges::size(recv), o, s);
+  }
+  /// Block j of send goes to local rank j; block i of recv comes from local rank i.
+  /// send.size() == recv.size(), divisible by size<N>().
+  template <fixed_string N = "", class S, class R>
+  void all_to_all(S&& send, R&& recv, stream_type s = {}) const {
+    if constexpr (detail::check_buffers<S, R>())
+      all_to_all_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
+                    std::ranges::size(recv), s);
+  }
+  /// Blocks until every rank of this rank's group along dim N has called it (NCCL: enqueued
+  /// on the stream).
+  template <fixed_string N = "">
+  void barrier(stream_type s = {}) const {
+    barrier_on(dim<N>, s);
+  }
+  /// The neighbours along dim N at `displacement`, as MPI_Cart_shift: {source, dest} local
+  /// ranks (-1 past either end unless periodic). Throws on non-members.
+  template <fixed_string N = "">
+  std::pair<int, int> shift_peers(int displacement = 1, bool periodic = false) const {
+    return shift_peers_on(dim<N>, displacement, periodic);
+  }
+  /// Sends `send` to the rank `displacement` ahead along dim N and receives `recv` from the
+  /// rank as far behind (MPI_Cart_shift + sendrecv). At the ends of a non-periodic dim the
+  /// missing side is skipped (recv left untouched). send.size() must equal recv.size().
+  template <fixed_string N = "", class S, class R>
+  void shift(S&& send, R&& recv, int displacement = 1, bool periodic = false, stream_type s = {}) const {
+    if constexpr (detail::check_buffers<S, R>())
+      shift_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
+               std::ranges::size(recv), displacement, periodic, s);
+  }
+  /// Pipeline helpers along dim N: send to local rank + 1 / receive from local rank - 1
+  /// (no-ops at the ends unless periodic). Each matches the neighbour's opposite call, e.g.
+  /// a forward step: recv_prev, compute, send_next.
+  template <fixed_string N = "", class S>
+  void send_next(S&& send, bool periodic = false, stream_type s = {}) const {
+    if constexpr (detail::check_send_buffer<S>()) {
+      using T = detail::element_t<S>;
+      const Comm& c = self().comm_on(dim<N>, "send_next");
+      const int dest = shift_peers_on(dim<N>, 1, periodic).second;
+      c.sendrecv(static_cast<const T*>(std::ranges::data(send)), std::ranges::size(send), dest, static_cast<T*>(nullptr),
+                 0, -1, s);
+    }
+  }
+  /// Receives recv from local rank - 1 along dim N (the other half of send_next; a no-op on
+  /// local rank 0 unless periodic).
+  template <fixed_string N = "", class R>
+  void recv_prev(R&& recv, bool periodic = false, stream_type s = {}) const {
+    if constexpr (detail::check_recv_buffer<R>()) {
+      using T = detail::element_t<R>;
+      const Comm& c = self().comm_on(dim<N>, "recv_prev");
+      const int source = shift_peers_on(dim<N>, 1, periodic).first;
+      c.sendrecv(static_cast<const T*>(nullptr), 0, -1, std::ranges::data(recv), std::ranges::size(recv), source, s);
+    }
+  }
+
+ private:
+  const Mesh& self() const { return static_cast<const Mesh&>(*this); }
+  std::size_t dim_size(int d) const { return static_cast<std::size_t>(self().layout().dim_size(d)); }
+
+  /// The collective check mode: the group agrees on the call before making it.
+  template <class T>
+  void check_on(int d, const Comm& c, detail::call what, std::size_t ns, std::size_t nr, long long root,
+                int reduction) const {
+    detail::check_call(c, detail::signature<T>(what, ns, nr, root, reduction), detail::type_name<T>(),
+                       self().where(d), self().state_->start_step());
+  }
+  /// The dim's communicator, after the check mode's agreement when it is on (off: a branch).
+  template <class T>
+  const Comm& checked(int d, const char* name, detail::call what, std::size_t ns, std::size_t nr, long long root,
+                      int reduction) const {
+    const Comm& c = self().comm_on(d, name);
+    if (self().check_) [[unlikely]]
+      check_on<T>(d, c, what, ns, nr, root, reduction);
+    return c;
+  }
+  void check_root(const char* what, int d, int root) const {
+    if (root < 0 || root >= self().layout().dim_size(d))
+      size_error(what, d, "root " + std::to_string(root) + " is not in [0, " + std::to_string(dim_size(d)) + ")");
+  }
+  [[noreturn]] void size_error(const char* what, int d, const std::string& detail) const {
+    throw mesh_error("devmesh: " + std::string(what) + " on " + self().where(d) + ": " + detail);
+  }
+  void check_equal(const char* what, int d, std::size_t ns, std::size_t nr) const {
+    if (ns != nr) size_error(what, d, "send has " + std::to_string(ns) + " elements, recv " + std::to_string(nr));
+  }
+  void check_divisible(const char* what, int d, std::size_t ns) const {
+    if (ns % dim_size(d) != 0)
+      size_error(what, d, "send has " + std::to_string(ns) + " elements, not divisible by the dim size " +
+                              std::to_string(dim_size(d)));
+  }
+  void barrier_on(int d, stream_type s) const {
+    checked<char>(d, "barrier", detail::call::barrier, 0, 0, 0, 0).barrier(s);
+  }
+  template <class T>
+  void all_reduce_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, stream_type s) const {
+    const Comm& c = checked<T>(d, "all_reduce", detail::call::all_reduce, ns, nr, 0, static_cast<int>(o) + 1);
+    check_equal("all_reduce", d, ns, nr);
+    c.all_reduce(send, recv, ns, o, s);
+  }
+  template <class T>
+  void reduce_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, int root, stream_type s) const {
+    const Comm& c = checked<T>(d, "reduce", detail::call::reduce, ns, nr, root, static_cast<int>(o) + 1);
+    check_root("reduce", d, root);
+    check_equal("reduce", d, ns, nr);
+    c.reduce(send, recv, ns, o, root, s);
+  }
+  template <class T>
+  void broadcast_on(int d, T* buf, std::size_t n, int root, stream_type s) const {
+    const Comm& c = checked<T>(d, "broadcast", detail::call::broadcast, n, n, root, 0);
+    check_root("broadcast", d, root);
+    c.broadcast(buf, n, root, s);
+  }
+  template <class T>
+  void all_gather_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, stream_type s) const {
+    const Comm& c = checked<T>(d, "all_gather", detail::call::all_gather, ns, nr, 0, 0);
+    if (nr != ns * dim_size(d))
+      size_error("all_gather", d, "recv has " + std::to_string(nr) + " elements; it needs send's " +
+                                      std::to_string(ns) + " times the dim size " + std::to_string(dim_size(d)));
+    c.all_gather(send, recv, ns, s);
+  }
+  template <class T>
+  void reduce_scatter_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, stream_type s) const {
+    const Comm& c = checked<T>(d, "reduce_scatter", detail::call::reduce_scatter, ns, nr, 0, static_cast<int>(o) + 1);
+    check_divisible("reduce_scatter", d, ns);
+    if (ns != nr * dim_size(d))
+      size_error("reduce_scatter", d, "send has " + std::to_string(ns) + " elements; it needs recv's " +
+                                          std::to_string(nr) + " times the dim size " + std::to_string(dim_size(d)));
+    c.reduce_scatter(send, recv, nr, o, s);
+  }
+  template <class T>
+  void all_to_all_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, stream_type s) const {
+    const Comm& c = checked<T>(d, "all_to_all", detail::call::all_to_all, ns, nr, 0, 0);
+    check_divisible("all_to_all", d, ns);
+    check_equal("all_to_all", d, ns, nr);
+    c.all_to_all(send, recv, ns / dim_size(d), s);
+  }
+  std::pair<int, int> shift_peers_on(int d, int displacement, bool periodic) const {
+    const int n = self().layout().dim_size(d);
+    const int me = self().coordinate_on(d, "shift");  // throws on non-members
+    auto peer = [&](long long p) {
+      if (periodic) return static_cast<int>(((p % n) + n) % n);
+      return p < 0 || p >= n ? -1 : static_cast<int>(p);
+    };
+    return {peer(static_cast<long long>(me) - displacement), peer(static_cast<long long>(me) + displacement)};
+  }
+  template <class T>
+  void shift_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, int displacement, bool periodic,
+                stream_type s) const {
+    const Comm& c = checked<T>(d, "shift", detail::call::shift, ns, nr, displacement, periodic ? 1 : 0);
+    check_equal("shift", d, ns, nr);
+    const auto [source, dest] = shift_peers_on(d, displacement, periodic);
+    c.sendrecv(send, ns, dest, recv, nr, source, s);
+  }
+};
+
+/// The free forms, for generic code: dm::all_reduce<"dp">(mesh, buf, op) is
+/// mesh.all_reduce<"dp">(buf, op) without `.template`.
+template <class M>
+concept device_mesh_like = requires { typename M::communicator_type; typename M::layout_type; };
+
+/// mesh.all_reduce<N>(buf, op) / (send, recv, op): the reduction over dim N (in place, or into recv).
+template <fixed_string N = "", device_mesh_like M, class... Args>
+auto all_reduce(const M& mesh, Args&&... args) -> decltype(mesh.template all_reduce<N>(std::forward<Args>(args)...)) {
+  return mesh.template all_reduce<N>(std::forward<Args>(args)...);
+}
+
+/// mesh.reduce<N>(buf, op, root) / (send, recv, op, root): the reduction onto local rank root of dim N.
+template <fixed_string N = "", device_mesh_like M, class... Args>
+auto reduce(const M& mesh, Args&&... args) -> decltype(mesh.template reduce<N>(std::forward<Args>(args)...)) {
+  return mesh.template reduce<N>(std::forward<Args>(args)...);
+}
+
+/// mesh.broadcast<N>(buf, root): local rank root's buf to every rank of its group along dim N.
+template <fixed_string N = "", device_mesh_like M, class... Args>
+auto broadcast(const M& mesh, Args&&... args) -> decltype(mesh.template broadcast<N>(std::forward<Args>(args)...)) {
+  return mesh.template broadcast<N>(std::forward<Args>(args)...);
+}
+
+/// mesh.all_gather<N>(send, recv): every rank's send, concatenated in local-rank order along dim N.
+template <fixed_string N = "", device_mesh_like M, class... Args>
+auto all_gather(const M& mesh, Args&&... args) -> decltype(mesh.template all_gather<N>(std::forward<Args>(args)...)) {
+  return mesh.template all_gather<N>(std::forward<Args>(args)...);
+}
+
+/// mesh.reduce_scatter<N>(send, recv, op): this rank's block of the reduction over dim N.
+template <fixed_string N = "", device_mesh_like M, class... Args>
+auto reduce_scatter(const M& mesh, Args&&... args) -> decltype(mesh.template reduce_scatter<N>(std::forward<Args>(args)...)) {
+  return mesh.template reduce_scatter<N>(std::forward<Args>(args)...);
+}
+
+/// mesh.all_to_all<N>(send, recv): block j of send to local rank j along dim N.
+template <fixed_string N = "", device_mesh_like M, class... Args>
+auto all_to_all(const M& mesh, Args&&... args) -> decltype(mesh.template all_to_all<N>(std::forward<Args>(args)...)) {
+  return mesh.template all_to_all<N>(std::forward<Args>(args)...);
+}
+
+/// mesh.barrier<N>(): every rank of this rank's group along dim N has called it.
+template <fixed_string N = "", device_mesh_like M, class... Args>
+auto barrier(const M& mesh, Args&&... args) -> decltype(mesh.template barrier<N>(std::forward<Args>(args)...)) {
+  return mesh.template barrier<N>(std::forward<Args>(args)...);
+}
+
+/// mesh.shift_peers<N>(displacement, periodic): {source, dest} local ranks along dim N.
+template <fixed_string N = "", device_mesh_like M, class... Args>
+auto shift_peers(const M& mesh, Args&&... args) -> decltype(mesh.template shift_peers<N>(std::forward<Args>(args)...)) {
+  return mesh.template shift_peers<N>(std::forward<Args>(args)...);
+}
+
+/// mesh.shift<N>(send, recv, displacement, periodic): send ahead, receive from behind along dim N.
+template <fixed_string N = "", device_mesh_like M, class... Args>
+auto shift(const M& mesh, Args&&... args) -> decltype(mesh.template shift<N>(std::forward<Args>(args)...)) {
+  return mesh.template shift<N>(std::forward<Args>(args)...);
+}
+
+/// mesh.send_next<N>(send, periodic): to local rank + 1 along dim N.
+template <fixed_string N = "", device_mesh_like M, class... Args>
+auto send_next(const M& mesh, Args&&... args) -> decltype(mesh.template send_next<N>(std::forward<Args>(args)...)) {
+  return mesh.template send_next<N>(std::forward<Args>(args)...);
+}
+
+/// mesh.recv_prev<N>(recv, periodic): from local rank - 1 along dim N.
+template <fixed_string N = "", device_mesh_like M, class... Args>
+auto recv_prev(const M& mesh, Args&&... args) -> decltype(mesh.template recv_prev<N>(std::forward<Args>(args)...)) {
+  return mesh.template recv_prev<N>(std::forward<Args>(args)...);
+}
+
+}  // namespace devmesh

@@ -1,0 +1,88 @@
+// devmesh/runtime/comm_cache.hpp: the communicators a root's meshes share, one per
+// (dim name, group function). A dim's group function is its coalesced layout
+// (dim_layout::coalesce, CuTe's coalesce): two dims have the same groups in the same order
+// exactly when those are equal, whatever their names or history. So slices find their dims
+// here and create nothing, and flattening twice creates nothing.
+#pragma once
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "backend.hpp"
+
+namespace devmesh::detail {
+
+/// A dim's group function: its coalesced layout, as a list of (shape, stride), most
+/// significant first.
+using group_key = std::vector<std::pair<int, int>>;
+
+/// The group key of dim d of m.
+template <class Layout>
+group_key group_key_of(const Layout& m, int d) {
+  const auto coalesced = m.dim_layout(d).coalesce();
+  group_key k;
+  for (int i = 0; i < coalesced.count; ++i) k.emplace_back(coalesced.shape[i], coalesced.stride[i]);
+  return k;
+}
+
+/// One dim's communicator: one per (name, groups). Several entries hold the same
+/// communicator only under options.share_equal_groups.
+template <communicator Comm>
+struct comm_entry {
+  std::string name;
+  group_key key;
+  std::string options;  // the dim's options (options_key): sharing needs equal ones
+  std::shared_ptr<Comm> comm;
+};
+
+/// The cache, in creation order. Entries never move (each is a unique_ptr), so a handle may
+/// keep pointers to them; they die in reverse creation order.
+template <communicator Comm>
+class comm_cache {
+ public:
+  using entry = comm_entry<Comm>;
+  using entry_list = std::vector<std::unique_ptr<entry>>;
+
+  comm_cache() = default;
+  comm_cache(const comm_cache&) = delete;
+  comm_cache& operator=(const comm_cache&) = delete;
+  ~comm_cache() {
+    while (!entries_.empty()) entries_.pop_back();
+  }
+
+  /// The entry of dim `name` with groups k, or nullptr.
+  const entry* find(std::string_view name, const group_key& k) const {
+    for (const auto& e : entries_)
+      if (e->name == name && e->key == k) return e.get();
+    return nullptr;
+  }
+  /// True if a communicator was made for a dim named `name` (any groups).
+  bool has_name(std::string_view name) const {
+    return std::any_of(entries_.begin(), entries_.end(), [&](const auto& e) { return e->name == name; });
+  }
+  /// A communicator with groups k made with options `opts`, among the cached ones and those
+  /// `made` by the step under way (share_equal_groups).
+  const entry* with_groups(const group_key& k, const std::string& opts, const entry_list& made = {}) const {
+    for (const auto* list : {&entries_, &made})
+      for (const auto& e : *list)
+        if (e->key == k && e->options == opts) return e.get();
+    return nullptr;
+  }
+  /// Takes the entries a step made, once every rank agreed on them.
+  void add(entry_list made) {
+    for (auto& e : made) entries_.push_back(std::move(e));
+  }
+  /// Aborts every cached communicator (never throws).
+  void abort() noexcept {
+    for (auto& e : entries_)
+      if constexpr (requires { e->comm->abort(); }) e->comm->abort();
+  }
+
+ private:
+  entry_list entries_;
+};
+
+}  // namespace devmesh::detail

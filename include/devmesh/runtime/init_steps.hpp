@@ -1,0 +1,120 @@
+// devmesh/runtime/init_steps.hpp: the steps init_device_mesh and from_comms share: the new
+// root's state and its private control communicator, the checks every rank makes locally
+// (the layout, the world, the rank map and topology options) and the one agreement on them
+// and on the mesh descriptor. Nothing collective runs before that agreement.
+#pragma once
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "../core/diagnostics.hpp"
+#include "../core/print.hpp"
+#include "backend.hpp"
+#include "consensus.hpp"
+#include "deadline.hpp"
+#include "descriptor.hpp"
+#include "mesh_state.hpp"
+#include "options.hpp"
+#include "placement.hpp"
+
+namespace devmesh::detail {
+
+/// "" if the rank map and topology options fit layout l (how: "init_device_mesh" or
+/// "from_comms"), else why not. Local: part of the checks every rank agrees on first.
+template <class Layout, communicator C>
+std::string placement_error(const mesh_state<C>& st, const Layout& l, std::string_view how) {
+  const auto& o = st.options;
+  const std::string here = "devmesh: " + std::string(how) + ": ";
+  if (o.node_major.value() && !o.rank_map.empty())
+    return here + "options.node_major and options.rank_map exclude each other (node-major placement builds the rank "
+                  "map from the nodes): drop one";
+  if (o.node_major.value() && o.intra_node.value().empty())
+    return here + "options.node_major needs options.intra_node, the dims to keep within nodes (e.g. "
+                  "options.intra_node = {\"tp\"})";
+  if (o.node_major.value() && how == "from_comms")
+    return here + "options.node_major cannot reorder adopted communicators: pass options.rank_map instead";
+  return rank_map_error(o.rank_map, l.root_size(), st.world_size);
+}
+
+/// The state of a new mesh over `world`, with its private control communicator: the first
+/// collective step, bounded like every other (a rank passing another communicator times
+/// out everywhere instead of hanging). `meanwhile(state)` runs once, while the duplicate is
+/// in flight when the backend can do that (MPI), else after it.
+template <class C, class W, class Meanwhile>
+std::shared_ptr<mesh_state<C>> new_state(W&& world, device_mesh_options<C> options, std::string_view step,
+                                         Meanwhile&& meanwhile) {
+  auto st = std::make_shared<mesh_state<C>>();
+  if constexpr (std::is_lvalue_reference_v<W>) {
+    st->world = &world;  // borrowed: the caller keeps it alive longer than every handle
+  } else {
+    st->owned_world.emplace(std::move(world));
+    st->world = &*st->owned_world;
+  }
+  st->world_rank = st->world->rank();
+  st->world_size = st->world->size();
+  st->timeout = options.resolved_timeout();
+  st->check_collectives = options.check_collectives || check_collectives_from_env();
+  st->options = std::move(options);
+  const deadline dl = st->start_step();
+  auto run = [&, view = static_cast<const mesh_state<C>*>(st.get())] { meanwhile(*view); };
+  bounded_step(step, dl, [&] {
+    if constexpr (requires { st->world->duplicate(dl, run); }) {
+      st->control.emplace(st->world->duplicate(dl, run));
+    } else {
+      st->control.emplace(st->world->duplicate(dl));
+      run();
+    }
+  });
+  ++st->created;
+  return st;
+}
+
+/// What a rank knows before anything is created: its layout (unless building it failed),
+/// why it cannot take part ("" if it can: the layout was built and fits the world) and its
+/// mesh descriptor (empty when there is no layout).
+template <class Layout>
+struct local_checks {
+  std::optional<Layout> layout;
+  std::string error;
+  descriptor mine;
+};
+
+/// The local half of the checks: builds the layout with `make` (an exception becomes this
+/// rank's error), checks it against the world and describes it. Touches no communicator.
+template <class Layout, communicator C, class Make>
+local_checks<Layout> check_locally(const mesh_state<C>& st, Make&& make, std::string_view how) {
+  local_checks<Layout> out;
+  try {
+    out.layout.emplace(make());
+  } catch (const std::exception& e) {
+    out.error = e.what();
+    return out;
+  }
+  const Layout& l = *out.layout;
+  if (l.root_size() > st.world_size)
+    out.error = std::string(DEVMESH_MSG_WORLD_MISMATCH) + ": " + to_string(l) + " has " +
+                std::to_string(l.root_size()) + " ranks, the world " + std::to_string(st.world_size);
+  else
+    out.error = placement_error(st, l, how);
+  out.mine = layout_descriptor(l, options_descriptor(st.options, st.check_collectives, how));
+  out.mine.seal();
+  return out;
+}
+
+/// The checks every rank makes before anything is created, agreed over the control
+/// communicator so that all ranks throw together, in one all-reduce: the local checks (the
+/// layout could be built and fits the world), then the consistency check (every rank has
+/// the same mesh descriptor), then `after` (checks of the caller's).
+template <class Layout, communicator C>
+void check_layout(const mesh_state<C>& st, const local_checks<Layout>& local, std::string_view how,
+                  const deadline& dl, std::span<const step_outcome> after = {}) {
+  // A rank whose layout failed has no descriptor: its flag decides before the digests count.
+  const step_outcome first[] = {{std::string(how), local.error}};
+  agree_all(*st.control, how, first, &local.mine, after, dl);
+}
+
+}  // namespace devmesh::detail

@@ -1,0 +1,138 @@
+// The runtime's call forms (issue 21): collectives and queries as free functions (generic
+// code without `.template`), the unnamed forms on 1-D meshes, buffers as any contiguous
+// range, and dims chosen at run time by name or index (dim_ref), aliases included, with
+// one index domain in the core and the runtime. Run under mpirun with 1, 2, 4 and 8 ranks.
+#include <array>
+#include <numeric>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "../mpi/check.hpp"
+
+namespace dm = devmesh;
+using namespace dm::literals;
+using mesh2 = dm::mesh<dm::dim<"dp">, dm::dim<"tp">>;
+
+// ---- the free forms on layouts, at compile time ----------------------------------------------
+using mesh3d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>>;
+constexpr mesh3d m3{};
+static_assert(dm::size<"cp">(m3) == 2);
+static_assert(dm::dim_index<"tp">(m3) == 2);
+static_assert(dm::local_rank<"tp">(m3, 5) == 1);
+static_assert(dm::group<"dp", "cp">(m3, 1)[3] == 7);
+static_assert(dm::comm_split<"tp">(m3, 5) == dm::split_args{4, 1});
+static_assert(dm::size<"dp_cp">(dm::flatten<"dp_cp", "dp", "cp">(m3)) == 4);
+static_assert(dm::slice<"tp", "dp">(m3).size() == 4);
+static_assert(dm::flatten(m3).ndim == 1);
+static_assert(dm::size<"a">(dm::unflatten<"dp", dm::dim<"a", 1>, dm::dim<"b", 2>>(m3)) == 1);
+
+/// Generic code in the free forms: no `.template` anywhere.
+template <dm::fixed_string N, class Mesh>
+long sum_over(const Mesh& mesh, long value) {
+  std::vector<long> v{value};
+  dm::all_reduce<N>(mesh, v, dm::op::sum);
+  return v[0] + 0 * dm::size<N>(mesh) + 0 * dm::local_rank<N>(mesh) + 0 * dm::comm<N>(mesh).size();
+}
+
+/// Every collective in its free form, each buffer a different contiguous range.
+void free_collectives(dm::mpi::communicator& world) {
+  const int w = world.size(), me = world.rank();
+  auto mesh = dm::init_device_mesh(world, mesh2(w >= 2 ? w / 2 : 1, w >= 2 ? 2 : 1));
+  const auto g = mesh.layout().group<"tp">(mesh.position());
+  const int n = g.size(), li = g.index_of(mesh.position());
+  long group_sum = 0;
+  for (int r : g) group_sum += r;
+  CHECK_EQ(sum_over<"tp">(mesh, me), group_sum);
+  CHECK_EQ(sum_over<"tp">(mesh.slice<"tp">(), me), group_sum);  // a 1-D mesh, named
+  // std::array in place, a C array out of place.
+  std::array<int, 2> a{me, 1};
+  dm::all_reduce<"tp">(mesh, a, dm::op::max);
+  CHECK_EQ(a[0], g.back());
+  int in[2] = {me, me}, out[2] = {};
+  dm::all_reduce<"tp">(mesh, in, out, dm::op::min);
+  CHECK_EQ(out[1], g.front());
+  // reduce, broadcast: vectors.
+  std::vector<double> r{1.0};
+  dm::reduce<"tp">(mesh, r, dm::op::sum, 0);
+  if (li == 0) CHECK_EQ(r[0], static_cast<double>(n));
+  std::vector<int> b{li == n - 1 ? 42 : -1};
+  dm::broadcast<"tp">(mesh, b, n - 1);
+  CHECK_EQ(b[0], 42);
+  // all_gather from a const vector into a vector; reduce_scatter and all_to_all back.
+  const std::vector<int> mine{me};
+  std::vector<int> all(static_cast<std::size_t>(n));
+  dm::all_gather<"tp">(mesh, mine, all);
+  for (int i = 0; i < n; ++i) CHECK_EQ(all[static_cast<std::size_t>(i)], g[i]);
+  std::vector<int> piece(1);
+  dm::reduce_scatter<"tp">(mesh, all, piece, dm::op::sum);
+  CHECK_EQ(piece[0], n * g[li]);
+  std::vector<int> back(static_cast<std::size_t>(n));
+  dm::all_to_all<"tp">(mesh, all, back);
+  for (int i = 0; i < n; ++i) CHECK_EQ(back[static_cast<std::size_t>(i)], g[li]);
+  // shift, send_next / recv_prev, barrier, shift_peers.
+  const auto [source, dest] = dm::shift_peers<"tp">(mesh, 1, true);
+  CHECK_EQ(dest, (li + 1) % n);
+  std::vector<int> from(1, -1);
+  dm::shift<"tp">(mesh, mine, from, 1, true);
+  CHECK_EQ(from[0], g[source]);
+  std::vector<int> prev{-1};
+  if (li % 2 == 0) {
+    dm::send_next<"tp">(mesh, mine);
+    dm::recv_prev<"tp">(mesh, prev);
+  } else {
+    dm::recv_prev<"tp">(mesh, prev);
+    dm::send_next<"tp">(mesh, mine);
+  }
+  CHECK_EQ(prev[0], li == 0 ? -1 : g[li - 1]);
+  dm::barrier<"dp">(mesh);
+}
+
+/// A 1-D mesh needs no name: comm(), local_rank() and every collective.
+void unnamed_on_1d(dm::mpi::communicator& world) {
+  const int w = world.size(), me = world.rank();
+  auto mesh = dm::init_device_mesh(world, mesh2(w >= 2 ? w / 2 : 1, w >= 2 ? 2 : 1));
+  auto flat = mesh.flatten<"all">().slice<"all">();
+  CHECK(flat.comm().native() == flat.comm<"all">().native());
+  CHECK_EQ(flat.local_rank(), me);
+  std::vector<int> v{me};
+  flat.all_reduce(v, dm::op::sum);
+  CHECK_EQ(v[0], w * (w - 1) / 2);
+  std::vector<int> all(static_cast<std::size_t>(w));
+  dm::all_gather(flat, std::span<const int>(&me, 1), all);
+  for (int i = 0; i < w; ++i) CHECK_EQ(all[static_cast<std::size_t>(i)], i);
+  CHECK(dm::comm(flat).native() == flat.comm().native());
+}
+
+/// Dims chosen at run time: names and indices, aliases after the mesh's own dims, as in the
+/// core (dim_index<"name">()); errors list the dims.
+void runtime_dims(dm::mpi::communicator& world) {
+  const int w = world.size();
+  auto mesh = dm::init_device_mesh(world, mesh2(w >= 2 ? w / 2 : 1, w >= 2 ? 2 : 1));
+  auto flat = mesh.flatten<"dp_tp", "dp", "tp">();
+  const int alias = flat.dim_index("dp_tp");
+  CHECK_EQ(alias, 2);
+  CHECK_EQ(alias, decltype(flat)::layout_type::dim_index<"dp_tp">());
+  CHECK_EQ(flat.size(alias), w);
+  CHECK_EQ(flat.size(std::string("dp_tp")), w);
+  CHECK(flat.comm(alias).native() == flat.comm<"dp_tp">().native());
+  CHECK_EQ(flat.local_rank(alias), flat.local_rank<"dp_tp">());
+  CHECK_EQ(flat.local_rank("tp"), flat.local_rank(1));
+  const std::string bad = CHECK_THROWS_WITH(dm::mesh_error, flat.comm(3), "comm(3): dim index not in [0, 3)");
+  CHECK(bad.find("dims: dp, tp (aliases: dp_tp)") != std::string::npos);
+  CHECK_THROWS_WITH(dm::mesh_error, flat.size("pp"), "size(\"pp\"): unknown dim 'pp'");
+  CHECK_THROWS_WITH(dm::mesh_error, mesh.local_rank(-1), "local_rank(-1): dim index not in [0, 2)");
+}
+
+int main(int argc, char** argv) {
+  dm::mpi::environment env(argc, argv);
+  auto world = dm::mpi::world();
+  try {
+    free_collectives(world);
+    unnamed_on_1d(world);
+    runtime_dims(world);
+  } catch (const std::exception& e) {
+    test::fail(__FILE__, __LINE__, std::string("unexpected exception: ") + e.what());
+  }
+  return test::finish("runtime.api");
+}
