@@ -1,5 +1,12 @@
 // devmesh/devmesh.hpp: the one header a user includes.
 #pragma once
+// devmesh is C++20: say so before the first C++20 construct fails somewhere inside.
+#if !defined(__cplusplus) || (__cplusplus < 202002L && !(defined(_MSVC_LANG) && _MSVC_LANG >= 202002L))
+#error "devmesh needs C++20: compile with -std=c++20 (g++, clang++; nvcc: -std=c++20 --expt-relaxed-constexpr)"
+#endif
+#if defined(__CUDACC__) && !defined(__CUDACC_RELAXED_CONSTEXPR__)
+#error "devmesh under nvcc needs --expt-relaxed-constexpr (device code calls std::array's constexpr members)"
+#endif
 #include "core/config.hpp"
 // The core: names, the layout and its algebra, meshes (constexpr, host and device).
 #include "core/diagnostics.hpp"

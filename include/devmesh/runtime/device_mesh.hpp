@@ -17,7 +17,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <ostream>
+#include <iosfwd>
 #include <span>
 #include <string>
 #include <string_view>
@@ -287,13 +287,20 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   std::size_t hash() const {
     return detail::hash_mesh(layout_) ^ (std::hash<const void*>{}(state_.get()) * 0x9e3779b97f4a7c15ULL);
   }
-  /// Prints device_mesh(<backend>, <the layout>, rank r), plus ", not a member" off the mesh
-  /// and ", position p" under a rank map.
-  friend std::ostream& operator<<(std::ostream& os, const device_mesh& m) {
-    os << "device_mesh(" << Comm::backend_name() << ", " << m.layout_ << ", rank " << m.rank();
-    if (!m.is_member()) os << ", not a member";
-    else if (!m.state_->rank_map.empty()) os << ", position " << m.state_->position;
-    return os << ')';
+  /// device_mesh(<backend>, <the layout>, rank r), plus ", not a member" off the mesh and
+  /// ", position p" under a rank map.
+  friend std::string to_string(const device_mesh& m) {
+    std::string s = "device_mesh(" + std::string(Comm::backend_name()) + ", " + to_string(m.layout_) + ", rank " +
+                    std::to_string(m.rank());
+    if (!m.is_member()) s += ", not a member";
+    else if (!m.state_->rank_map.empty()) s += ", position " + std::to_string(m.state_->position);
+    return s + ')';
+  }
+  /// Streams to_string(m). A template over the stream, as the core's printers: no
+  /// <ostream> for files that never stream a mesh.
+  template <class Char, class Traits>
+  friend std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& os, const device_mesh& m) {
+    return os << to_string(m);
   }
 
  private:
