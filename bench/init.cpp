@@ -162,11 +162,11 @@ struct bench_mesh {
   std::vector<MPI_Comm> devmesh_comms(const dm::device_mesh<Layout, dm::mpi::communicator>& m) const {
     std::vector<MPI_Comm> out;
     if constexpr (Layout::ndim == 3)
-      out = {m.template comm<"dp">().native(), m.template comm<"cp">().native(), m.template comm<"tp">().native()};
+      out = {dm::comm<"dp">(m).native(), dm::comm<"cp">(m).native(), dm::comm<"tp">(m).native()};
     else if constexpr (Layout::ndim == 2)
-      out = {m.template comm<"dp">().native(), m.template comm<"tp">().native()};
+      out = {dm::comm<"dp">(m).native(), dm::comm<"tp">(m).native()};
     else
-      out = {m.template comm<"world">().native()};
+      out = {dm::comm<"world">(m).native()};
     return out;
   }
 

@@ -17,9 +17,8 @@
 //
 // Each dim is used through its 1-D submesh, as PyTorch code uses mesh_2d["shard"]:
 //   auto shard_mesh = mesh_2d["shard"_dim];   shard_mesh.all_gather(...)
-// which is mesh_2d.all_gather<"shard">(...) on the same communicator. (`run` is a template over
-// the backend, one source for both, where the named form would have to be spelled
-// mesh_2d.template all_gather<"shard">(...).)
+// which is mesh_2d.all_gather<"shard">(...) on the same communicator; in a template over the
+// backend (`run` serves both) its free form dm::all_gather<"shard">(mesh_2d, ...) reads the same.
 //
 // It prints the mesh (rank table and grid), what each rank holds (its groups, its shard of
 // the parameters, its samples), then the loss of every step next to one process's.

@@ -10,10 +10,11 @@
 //   over the world communicator serves both; a `run` written for one backend
 //   (`int run(dm::mpi::communicator&)`, example 04) is passed as is, and the other backend
 //   is refused with a clear message.
-// - In a template over the backend the mesh's type depends on it, and C++ then wants
-//   `mesh.template all_reduce<"dp">(...)`. The examples avoid that noise the way PyTorch code
-//   reads: a dim is a 1-D submesh, `mesh["dp"_dim].all_reduce(...)` (mesh_2d["dp"] in Python);
-//   it shares the mesh's communicator (no new one) and is made once, before the loop.
+// - In a template over the backend the mesh's type depends on it, so the named members would
+//   need `mesh.template all_reduce<"dp">(...)`; the free forms do not
+//   (`dm::all_reduce<"dp">(mesh, ...)`). The examples mostly read the way PyTorch code does:
+//   a dim is a 1-D submesh, `mesh["dp"_dim].all_reduce(...)` (mesh_2d["dp"] in Python); it
+//   shares the mesh's communicator (no new one) and is made once, before the loop.
 // - buffer<T, Comm>: an array in the backend's memory space (std::vector for MPI, cudaMalloc
 //   for NCCL); stream<Comm>: no_stream for MPI, a cudaStream_t for NCCL.
 // - for_each<Comm>(n, f, s): f(0..n-1), a host loop for MPI, a CUDA kernel for NCCL, where f

@@ -72,13 +72,13 @@ struct expectation {
 template <dm::fixed_string N, class T, class Mesh>
 result check_dim_type(const Mesh& mesh, cudaStream_t s) {
   const int me = mesh.rank();
-  const int n = mesh.template size<N>();
-  const int k = mesh.template local_rank<N>();
-  const auto grp = mesh.layout().template group<N>(me);
+  const int n = dm::size<N>(mesh);
+  const int k = dm::local_rank<N>(mesh);
+  const auto grp = dm::group<N>(mesh.layout(), me);
   const std::vector<int> g(grp.begin(), grp.end());
   const std::size_t un = static_cast<std::size_t>(n), uk = static_cast<std::size_t>(k);
   mismatches bad;
-  const nccl_comm& c = mesh.template comm<N>();
+  const nccl_comm& c = dm::comm<N>(mesh);
   if (c.size() != n || c.rank() != k)
     bad.add("communicator rank " + std::to_string(c.rank()) + " of " + std::to_string(c.size()) + ", layout: " +
             std::to_string(k) + " of " + std::to_string(n));
@@ -119,7 +119,7 @@ result check_dim_type(const Mesh& mesh, cudaStream_t s) {
   // 8-bit types).
   {
     auto& b = make(cnt, mine(1));
-    mesh.template all_reduce<N>(b.span(), dm::op::sum, s);
+    dm::all_reduce<N>(mesh, b.span(), dm::op::sum, s);
     expect_reduce("all_reduce(sum, in place)", b, cnt, dm::op::sum, value_at(1));
   }
   const std::pair<dm::op, int> oop[] = {{dm::op::min, 2}, {dm::op::max, 3}, {dm::op::avg, 4}};
@@ -127,19 +127,19 @@ result check_dim_type(const Mesh& mesh, cudaStream_t s) {
     if (o == dm::op::avg && std::is_integral_v<T>) continue;  // devmesh rejects integer averages
     auto& send = make(cnt, mine(salt));
     auto& recv = make(cnt, untouched);
-    mesh.template all_reduce<N>(send.cspan(), recv.span(), o, s);
+    dm::all_reduce<N>(mesh, send.cspan(), recv.span(), o, s);
     expect_reduce(std::string("all_reduce(") + dm::op_name(o) + ")", recv, cnt, o, value_at(salt));
   }
   if constexpr (sizeof(T) > 1) {
     auto& b = make(cnt, [me](std::size_t i) { return double(factor_of(me, i)); });
-    mesh.template all_reduce<N>(b.span(), dm::op::prod, s);
+    dm::all_reduce<N>(mesh, b.span(), dm::op::prod, s);
     expect_reduce("all_reduce(prod, in place)", b, cnt, dm::op::prod, [](int m, std::size_t i) { return double(factor_of(m, i)); });
   }
   // reduce: in place onto the last local rank, out of place onto the first.
   {
     const int root = n - 1;
     auto& b = make(cnt, mine(5));
-    mesh.template reduce<N>(b.span(), dm::op::sum, root, s);
+    dm::reduce<N>(mesh, b.span(), dm::op::sum, root, s);
     if (k == root)
       expect_reduce("reduce(sum, in place, root " + std::to_string(root) + ")", b, cnt, dm::op::sum, value_at(5));
     else
@@ -152,7 +152,7 @@ result check_dim_type(const Mesh& mesh, cudaStream_t s) {
   {
     auto& send = make(cnt, mine(6));
     auto& recv = make(cnt, untouched);
-    mesh.template reduce<N>(send.cspan(), recv.span(), dm::op::max, 0, s);
+    dm::reduce<N>(mesh, send.cspan(), recv.span(), dm::op::max, 0, s);
     if (k == 0)
       expect_reduce("reduce(max, root 0)", recv, cnt, dm::op::max, value_at(6));
     else
@@ -162,7 +162,7 @@ result check_dim_type(const Mesh& mesh, cudaStream_t s) {
   {
     const int root = n / 2;
     auto& b = make(cnt, mine(7));
-    mesh.template broadcast<N>(b.span(), root, s);
+    dm::broadcast<N>(mesh, b.span(), root, s);
     std::vector<double> want(cnt);
     for (std::size_t i = 0; i < cnt; ++i) want[i] = value_of(g[static_cast<std::size_t>(root)], i, 7);
     expect.push_back({"broadcast(root " + std::to_string(root) + ")", &b, std::move(want)});
@@ -171,7 +171,7 @@ result check_dim_type(const Mesh& mesh, cudaStream_t s) {
   {
     auto& send = make(blk, mine(8));
     auto& recv = make(blk * un, untouched);
-    mesh.template all_gather<N>(send.cspan(), recv.span(), s);
+    dm::all_gather<N>(mesh, send.cspan(), recv.span(), s);
     std::vector<double> want(blk * un);
     for (std::size_t j = 0; j < un; ++j)
       for (std::size_t e = 0; e < blk; ++e) want[j * blk + e] = value_of(g[j], e, 8);
@@ -181,7 +181,7 @@ result check_dim_type(const Mesh& mesh, cudaStream_t s) {
   {
     auto& send = make(blk * un, mine(9));
     auto& recv = make(blk, untouched);
-    mesh.template reduce_scatter<N>(send.cspan(), recv.span(), dm::op::sum, s);
+    dm::reduce_scatter<N>(mesh, send.cspan(), recv.span(), dm::op::sum, s);
     std::vector<double> want(blk);
     for (std::size_t e = 0; e < blk; ++e)
       want[e] = reduce_expected<T>(over_group([&](int m) { return double(value_of(m, uk * blk + e, 9)); }), dm::op::sum);
@@ -191,18 +191,18 @@ result check_dim_type(const Mesh& mesh, cudaStream_t s) {
   {
     auto& send = make(blk * un, mine(10));
     auto& recv = make(blk * un, untouched);
-    mesh.template all_to_all<N>(send.cspan(), recv.span(), s);
+    dm::all_to_all<N>(mesh, send.cspan(), recv.span(), s);
     std::vector<double> want(blk * un);
     for (std::size_t j = 0; j < un; ++j)
       for (std::size_t e = 0; e < blk; ++e) want[j * blk + e] = value_of(g[j], uk * blk + e, 10);
     expect.push_back({"all_to_all", &recv, std::move(want)});
   }
-  mesh.template barrier<N>(s);
+  dm::barrier<N>(mesh, s);
   // shift by +1 (not periodic): from local rank k - 1; the first rank receives nothing.
   {
     auto& send = make(blk, mine(11));
     auto& recv = make(blk, untouched);
-    mesh.template shift<N>(send.cspan(), recv.span(), 1, false, s);
+    dm::shift<N>(mesh, send.cspan(), recv.span(), 1, false, s);
     std::vector<double> want(blk, sentinel);
     if (k >= 1)
       for (std::size_t e = 0; e < blk; ++e) want[e] = value_of(g[uk - 1], e, 11);
@@ -212,7 +212,7 @@ result check_dim_type(const Mesh& mesh, cudaStream_t s) {
   {
     auto& send = make(blk, mine(12));
     auto& recv = make(blk, untouched);
-    mesh.template shift<N>(send.cspan(), recv.span(), -1, true, s);
+    dm::shift<N>(mesh, send.cspan(), recv.span(), -1, true, s);
     std::vector<double> want(blk);
     for (std::size_t e = 0; e < blk; ++e) want[e] = value_of(g[(uk + 1) % un], e, 12);
     expect.push_back({"shift(-1, periodic)", &recv, std::move(want)});
@@ -221,8 +221,8 @@ result check_dim_type(const Mesh& mesh, cudaStream_t s) {
   {
     auto& send = make(blk, mine(13));
     auto& recv = make(blk, untouched);
-    mesh.template recv_prev<N>(recv.span(), false, s);
-    mesh.template send_next<N>(send.span(), false, s);
+    dm::recv_prev<N>(mesh, recv.span(), false, s);
+    dm::send_next<N>(mesh, send.span(), false, s);
     std::vector<double> want(blk, sentinel);
     if (k >= 1)
       for (std::size_t e = 0; e < blk; ++e) want[e] = value_of(g[uk - 1], e, 13);
@@ -249,7 +249,7 @@ result check_dim(const Mesh& mesh, cudaStream_t s) {
   const result i = check_dim_type<N, std::int32_t>(mesh, s);
   result r = combine({f, i});
   if (r.ok)
-    r.detail = std::to_string(mesh.template size<N>()) + " ranks per group; all_reduce (sum, min, max, prod; avg on float), "
+    r.detail = std::to_string(dm::size<N>(mesh)) + " ranks per group; all_reduce (sum, min, max, prod; avg on float), "
                "reduce, broadcast, all_gather, reduce_scatter, all_to_all, barrier, shift (+1, -1 periodic), "
                "recv_prev/send_next on float and int32 match the layout's groups";
   return r;
