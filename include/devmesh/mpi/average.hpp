@@ -41,7 +41,8 @@ inline const wide_sum_handles& wide_sum() {
 
 /// True for the element types whose op::avg goes through integer_avg.
 template <class T>
-inline constexpr bool is_integer = std::is_integral_v<std::remove_cv_t<T>> && !std::is_same_v<std::remove_cv_t<T>, bool>;
+inline constexpr bool is_integer =
+    std::is_integral_v<std::remove_cv_t<T>> && !std::is_same_v<std::remove_cv_t<T>, bool>;
 
 /// The three reductions that can average.
 enum class reduction { all, to_root, scatter };

@@ -82,7 +82,8 @@ template <class T>
 void all_gather(const comm_handle& h, const T* send, T* recv, std::size_t send_count) {
   const MPI_Comm comm = h.use("all_gather");
   const int c = int_count("all_gather", send_count);
-  const std::vector<T> copy = copy_if_overlapping(send, send_count, recv, send_count * static_cast<std::size_t>(h.size()));
+  const std::size_t recv_count = send_count * static_cast<std::size_t>(h.size());
+  const std::vector<T> copy = copy_if_overlapping(send, send_count, recv, recv_count);
   check(MPI_Allgather(copy.empty() ? send : copy.data(), c, datatype<T>(), recv, c, datatype<T>(), comm),
         "MPI_Allgather");
 }

@@ -92,9 +92,9 @@ void all_to_all(const comm_handle& h, const T* send, T* recv, std::size_t count_
   as_group([&] {
     for (std::size_t p = 0; p < n; ++p) {
       const int peer = static_cast<int>(p);
-      enqueued(s, "ncclSend (all_to_all)",
-               ncclSend(copy.send + p * count_per_rank, count_per_rank, datatype<T>, peer, s.comm, st));
-      enqueued(s, "ncclRecv (all_to_all)", ncclRecv(recv + p * count_per_rank, count_per_rank, datatype<T>, peer, s.comm, st));
+      const std::size_t at = p * count_per_rank;
+      enqueued(s, "ncclSend (all_to_all)", ncclSend(copy.send + at, count_per_rank, datatype<T>, peer, s.comm, st));
+      enqueued(s, "ncclRecv (all_to_all)", ncclRecv(recv + at, count_per_rank, datatype<T>, peer, s.comm, st));
     }
   });
   copy.settle(st);
