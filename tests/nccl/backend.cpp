@@ -288,6 +288,41 @@ TEST_CASE("group: calls on several communicators batched into one ncclGroupEnd")
   CHECK(devmesh_fake_nccl_group_ends() == ends + 3);
 }
 
+TEST_CASE("overlapping send and recv: a device copy of send outside a group, refused inside one") {
+  no_leaks guard;
+  auto w = make_world();
+  const int r = w.rank(), n = w.size();
+  const std::size_t un = static_cast<std::size_t>(n);
+  std::vector<int> buf(un + 1);
+  w.broadcast(buf.data(), 1, 0, nullptr);  // the last NCCL call until the refusals below
+  {
+    // Inside a group the kernels run at the outermost group end, after the copy of send
+    // would be freed: every call that needs one throws, before any NCCL call.
+    dm::nccl::group g;
+    CHECK_THROWS_WITH_AS(w.all_to_all(buf.data(), buf.data(), 1, nullptr),
+                         doctest::Contains("all_to_all: overlapping send and recv buffers inside an NCCL group"),
+                         dm::comm_error);
+    CHECK_THROWS_WITH_AS(w.sendrecv(buf.data(), 2, (r + 1) % n, buf.data() + 1, 2, (r + n - 1) % n, nullptr),
+                         doctest::Contains("sendrecv: overlapping send and recv buffers inside an NCCL group"),
+                         dm::comm_error);
+    CHECK_THROWS_WITH_AS(w.all_reduce(buf.data(), buf.data() + 1, 2, dm::op::sum, nullptr),
+                         doctest::Contains("use identical buffers (in place) or disjoint ones"), dm::comm_error);
+    CHECK(std::string(devmesh_fake_nccl_last_call().name) == "ncclBroadcast");
+    // In place is NCCL's own form for a reduction: no copy, allowed in a group.
+    buf[0] = 1;
+    w.all_reduce(buf.data(), buf.data(), 1, dm::op::sum, nullptr);
+  }
+  CHECK(buf[0] == n);
+  // Outside a group the same calls send from a copy and get the right values.
+  for (std::size_t p = 0; p < un; ++p) buf[p] = r * 16 + static_cast<int>(p);
+  w.all_to_all(buf.data(), buf.data(), 1, nullptr);
+  for (std::size_t p = 0; p < un; ++p) CHECK(buf[p] == static_cast<int>(p) * 16 + r);
+  buf.assign(un + 1, r);
+  w.sendrecv(buf.data(), 2, (r + 1) % n, buf.data() + 1, 2, (r + n - 1) % n, nullptr);
+  CHECK(buf[1] == (r + n - 1) % n);
+  CHECK(buf[2] == (r + n - 1) % n);
+}
+
 TEST_CASE("ownership: finalize before destroy, moves, abort, adopt and borrow") {
   no_leaks guard;
   const int destroyed = devmesh_fake_nccl_destroyed(), aborted = devmesh_fake_nccl_aborted();

@@ -7,6 +7,7 @@
 #include "../core/diagnostics.hpp"
 #include "communicator.hpp"
 #include "error.hpp"
+#include "finalize_watch.hpp"
 
 namespace devmesh::mpi {
 
@@ -24,9 +25,7 @@ class environment {
   environment& operator=(const environment&) = delete;
   /// MPI_Finalize, if this object initialized MPI and nobody finalized it yet.
   ~environment() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (initialized_here_ && !finalized) MPI_Finalize();
+    if (initialized_here_ && !detail::mpi_finalized()) MPI_Finalize();
   }
 
   /// The thread support level MPI provided (MPI_THREAD_SINGLE ... MPI_THREAD_MULTIPLE).
@@ -56,12 +55,7 @@ class environment {
 
 /// MPI_COMM_WORLD, borrowed (never freed). Throws comm_error if MPI is not initialized.
 inline communicator world() {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (!initialized || finalized)
-    throw comm_error(std::string("devmesh: mpi::world(): MPI is ") + (finalized ? "finalized" : "not initialized") +
-                     " (create a devmesh::mpi::environment first)");
+  if (const char* why = detail::mpi_unusable()) throw comm_error(std::string("devmesh: mpi::world(): ") + why);
   return communicator::borrow(MPI_COMM_WORLD);
 }
 

@@ -1,5 +1,8 @@
-// devmesh/mpi/error.hpp: MPI return codes as exceptions carrying the MPI error string.
+// devmesh/mpi/error.hpp: MPI return codes as exceptions carrying the MPI error string, and
+// counts that MPI's int cannot hold as errors rather than truncations.
 #pragma once
+#include <climits>
+#include <cstddef>
 #include <string>
 
 #include "native.hpp"
@@ -35,6 +38,14 @@ inline void check(int rc, const char* call) {
     throw error("devmesh: mpi: " + std::string(call) + " failed: " + error_string(rc) + " (MPI error code " +
                     std::to_string(rc) + ")",
                 rc);
+}
+
+/// n as MPI's int count; comm_error naming `what` when n does not fit (MPI counts are int).
+inline int int_count(const char* what, std::size_t n) {
+  if (n > static_cast<std::size_t>(INT_MAX))
+    throw comm_error("devmesh: mpi: " + std::string(what) + ": " + std::to_string(n) +
+                     " elements exceed MPI's int count (split the buffer)");
+  return static_cast<int>(n);
 }
 }  // namespace detail
 

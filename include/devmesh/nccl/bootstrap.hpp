@@ -42,10 +42,6 @@ class unique_ids {
   std::vector<unsigned char> bytes_;
 };
 
-inline const char* outcome_code_name(int c) {
-  return c < 0 ? "device selection" : result_name(static_cast<ncclResult_t>(c));
-}
-
 /// ncclCommInitRankConfig (one id) or ncclCommInitRankScalable (several), then a bounded
 /// wait when non-blocking, then outcome agreement over `ch` (if any). On failure anywhere
 /// the local communicator is aborted and comm_error is thrown.
@@ -54,33 +50,22 @@ inline communicator init_rank(int nranks, int rank, unique_ids& ids, const optio
   ncclConfig_t cfg = to_config(o);
   ncclComm_t comm = nullptr;
   const char* call = ids.size() == 1 ? "ncclCommInitRankConfig" : "ncclCommInitRankScalable";
-  ncclResult_t r = ids.size() == 1
-                       ? ncclCommInitRankConfig(&comm, nranks, ids[0], rank, &cfg)
-                       : ncclCommInitRankScalable(&comm, nranks, rank, static_cast<int>(ids.size()), ids.data(), &cfg);
+  const ncclResult_t r =
+      ids.size() == 1 ? ncclCommInitRankConfig(&comm, nranks, ids[0], rank, &cfg)
+                      : ncclCommInitRankScalable(&comm, nranks, rank, static_cast<int>(ids.size()), ids.data(), &cfg);
   wait_result w{r, comm, false};
-  if (comm && (r == ncclInProgress || (r == ncclSuccess && !o.blocking))) w = wait_all({comm}, o.timeout);
-  std::string local = w.timed_out ? "timed out after " + std::to_string(o.timeout.count()) + " ms"
-                      : w.result != ncclSuccess ? describe(w.result, comm)
-                                                : std::string();
-  rank_outcome mine{static_cast<int>(w.timed_out ? outcome::timed_out
-                                     : w.result != ncclSuccess ? outcome::failed
-                                                               : outcome::ok),
-                    static_cast<int>(w.result)};
-  std::string summary;
-  try {
-    summary = agree(ch.get(), rank, mine, outcome_code_name);
-  } catch (...) {
-    if (comm) ncclCommAbort(comm);
-    throw;
-  }
-  if (!summary.empty()) {
-    if (comm) ncclCommAbort(comm);
-    throw comm_error("devmesh: " + where + ": " + call + " (rank " + std::to_string(rank) + " of " +
-                     std::to_string(nranks) + (o.name.empty() ? "" : ", commName '" + o.name + "'") + ") " +
-                     summary + (local.empty() ? std::string() : "; here: " + local) + "; communicator aborted");
-  }
+  if (comm && may_be_in_progress(r, o.blocking)) w = wait_all({comm}, o.timeout);
+  const std::string step = where + ": " + call + " (rank " + std::to_string(rank) + " of " + std::to_string(nranks) +
+                           (o.name.empty() ? "" : ", commName '" + o.name + "'") + ")";
+  agree_or_throw(ch.get(), rank, outcome_of(w), step, w.what(o.timeout, comm), "; communicator aborted",
+                 [&]() noexcept {
+                   if (comm) ncclCommAbort(comm);
+                 });
   return make_communicator(comm, o, std::move(ch));
 }
+
+/// How world_from_env's messages begin.
+inline constexpr const char* from_env = "devmesh: nccl::world_from_env: ";
 
 /// The environment variable `var`, copied (a later setenv may invalidate getenv's pointer);
 /// unset: appends `var` to `missing` ("A, B") and returns "".
@@ -94,7 +79,7 @@ inline std::string env_string(const char* var, std::string& missing) {
 /// else: no sign (not even "+1" or "-0"), no blank, no base prefix, no suffix ("1x").
 /// Otherwise throws comm_error quoting the value as given; `what` names the range ("a rank").
 inline int env_int(const char* var, const std::string& text, int lo, int hi, const char* what) {
-  const std::string where = "devmesh: nccl::world_from_env: " + std::string(var) + "='" + text + "'";
+  const std::string where = from_env + std::string(var) + "='" + text + "'";
   const char* const first = text.data();
   const char* const last = first + text.size();
   int n = 0;
@@ -119,7 +104,7 @@ class temporary_env {
  public:
   temporary_env(const char* name, const std::string& value) : name_(name) {
     if (::setenv(name, value.c_str(), 1) != 0)
-      throw comm_error("devmesh: nccl::world_from_env: cannot set " + std::string(name) + "=" + value + ": " +
+      throw comm_error(from_env + std::string("cannot set ") + name + "=" + value + ": " +
                        std::strerror(errno));
   }
   temporary_env(const temporary_env&) = delete;
@@ -129,6 +114,62 @@ class temporary_env {
  private:
   const char* name_;
 };
+
+/// This process's place in the job: RANK and WORLD_SIZE, validated (the rank below the size).
+struct launch_place {
+  int rank = 0;
+  int size = 0;
+};
+inline launch_place place_from_env() {
+  std::string missing;
+  const std::string rank_text = env_string("RANK", missing);
+  const std::string size_text = env_string("WORLD_SIZE", missing);
+  if (!missing.empty())
+    throw comm_error(from_env + std::string("missing launcher variable(s) ") + missing +
+                     " (set by torchrun; with srun export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS)");
+  const launch_place p{env_int("RANK", rank_text, 0, INT_MAX, "a rank"),
+                       env_int("WORLD_SIZE", size_text, 1, INT_MAX, "a world size")};
+  if (p.rank >= p.size)
+    throw comm_error(from_env + std::string("RANK='") + rank_text + "' is not below WORLD_SIZE='" + size_text + "'");
+  return p;
+}
+
+/// Where NCCL's bootstrap root listens: the user's NCCL_COMM_ID as is, else
+/// MASTER_ADDR:(MASTER_PORT + port_offset), which is `derived` (set for the call only).
+struct bootstrap_address {
+  std::string address;
+  bool derived = false;
+};
+inline bootstrap_address address_from_env(int port_offset) {
+  if (const char* user = std::getenv("NCCL_COMM_ID")) {
+    if (blank(user))
+      throw comm_error(from_env + std::string("NCCL_COMM_ID='") + user +
+                       "' is empty or blank (set NCCL_COMM_ID=<host>:<port>, or unset it to use MASTER_ADDR and "
+                       "MASTER_PORT)");
+    return {user, false};
+  }
+  std::string missing;
+  std::string a = env_string("MASTER_ADDR", missing);
+  const std::string port_text = env_string("MASTER_PORT", missing);
+  if (!missing.empty())
+    throw comm_error(from_env + std::string("NCCL_COMM_ID is not set and neither is ") + missing +
+                     " (set MASTER_ADDR and MASTER_PORT, or NCCL_COMM_ID=<host>:<port>)");
+  if (blank(a))
+    throw comm_error(from_env + std::string("MASTER_ADDR='") + a +
+                     "' is empty or blank (set it to the host name or address of rank 0's node, or set "
+                     "NCCL_COMM_ID=<host>:<port>)");
+  for (unsigned char c : a)
+    if (std::isspace(c) || std::iscntrl(c))
+      throw comm_error(from_env + std::string("MASTER_ADDR='") + a +
+                       "' contains a blank or control character (expected a host name or address)");
+  const int port = env_int("MASTER_PORT", port_text, 1, 65535, "a TCP port");
+  const long long sum = static_cast<long long>(port) + port_offset;  // cannot overflow
+  if (sum < 1 || sum > 65535)
+    throw comm_error(from_env + std::string("MASTER_PORT='") + port_text + "' + port_offset " +
+                     std::to_string(port_offset) + " = " + std::to_string(sum) + " is not a TCP port (1..65535)");
+  if (a.find(':') != std::string::npos && a.front() != '[') a = "[" + a + "]";  // IPv6
+  return {a + ":" + std::to_string(sum), true};
+}
 
 }  // namespace detail
 
@@ -151,61 +192,20 @@ struct env_options {
 /// Without a host channel, a rank that fails cannot tell the others: they end by the
 /// options' timeout (non-blocking) instead.
 inline communicator world_from_env(const options& o = {}, const env_options& e = {}) {
-  const std::string here = "devmesh: nccl::world_from_env: ";
-  std::string missing;
-  const std::string rank_text = detail::env_string("RANK", missing);
-  const std::string size_text = detail::env_string("WORLD_SIZE", missing);
-  if (!missing.empty())
-    throw comm_error(here + "missing launcher variable(s) " + missing +
-                     " (set by torchrun; with srun export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS)");
-  const int rank = detail::env_int("RANK", rank_text, 0, INT_MAX, "a rank");
-  const int size = detail::env_int("WORLD_SIZE", size_text, 1, INT_MAX, "a world size");
-  if (rank >= size)
-    throw comm_error(here + "RANK='" + rank_text + "' is not below WORLD_SIZE='" + size_text + "'");
-  std::string comm_id;   // the address NCCL's bootstrap root listens on
-  bool derived = false;  // set NCCL_COMM_ID to comm_id here (and unset it after)
-  if (const char* user = std::getenv("NCCL_COMM_ID")) {
-    comm_id = user;
-    if (detail::blank(comm_id))
-      throw comm_error(here + "NCCL_COMM_ID='" + comm_id +
-                       "' is empty or blank (set NCCL_COMM_ID=<host>:<port>, or unset it to use MASTER_ADDR and "
-                       "MASTER_PORT)");
-  } else {
-    std::string miss;
-    std::string a = detail::env_string("MASTER_ADDR", miss);
-    const std::string port_text = detail::env_string("MASTER_PORT", miss);
-    if (!miss.empty())
-      throw comm_error(here + "NCCL_COMM_ID is not set and neither is " + miss +
-                       " (set MASTER_ADDR and MASTER_PORT, or NCCL_COMM_ID=<host>:<port>)");
-    if (detail::blank(a))
-      throw comm_error(here + "MASTER_ADDR='" + a +
-                       "' is empty or blank (set it to the host name or address of rank 0's node, or set "
-                       "NCCL_COMM_ID=<host>:<port>)");
-    for (unsigned char c : a)
-      if (std::isspace(c) || std::iscntrl(c))
-        throw comm_error(here + "MASTER_ADDR='" + a +
-                         "' contains a blank or control character (expected a host name or address)");
-    const int port = detail::env_int("MASTER_PORT", port_text, 1, 65535, "a TCP port");
-    const long long sum = static_cast<long long>(port) + e.port_offset;  // cannot overflow
-    if (sum < 1 || sum > 65535)
-      throw comm_error(here + "MASTER_PORT='" + port_text + "' + port_offset " + std::to_string(e.port_offset) +
-                       " = " + std::to_string(sum) + " is not a TCP port (1..65535)");
-    if (a.find(':') != std::string::npos && a.front() != '[') a = "[" + a + "]";  // IPv6
-    comm_id = a + ":" + std::to_string(sum);
-    derived = true;
-  }
+  const detail::launch_place place = detail::place_from_env();
+  const detail::bootstrap_address root = detail::address_from_env(e.port_offset);
   select_device(e.device);
   // NCCL reads NCCL_COMM_ID in ncclGetUniqueId and, on rank 0, in ncclCommInitRank* (which
   // starts its bootstrap root there before returning, non-blocking or not). Left set, it
   // would pin every later NCCL init of the process to this address; so it is unset when
   // this function returns or throws.
   std::optional<detail::temporary_env> set_id;
-  if (derived) set_id.emplace("NCCL_COMM_ID", comm_id);
+  if (root.derived) set_id.emplace("NCCL_COMM_ID", root.address);
   detail::unique_ids ids(1);
   // With NCCL_COMM_ID set, every rank gets the same id (the address); no exchange needed.
   if (ncclResult_t r = ncclGetUniqueId(&ids[0]); r != ncclSuccess)
-    detail::throw_nccl("nccl::world_from_env: ncclGetUniqueId (NCCL_COMM_ID=" + comm_id + ")", r, nullptr);
-  return detail::init_rank(size, rank, ids, o, nullptr, "nccl::world_from_env");
+    detail::throw_nccl("nccl::world_from_env: ncclGetUniqueId (NCCL_COMM_ID=" + root.address + ")", r, nullptr);
+  return detail::init_rank(place.size, place.rank, ids, o, nullptr, "nccl::world_from_env");
 }
 
 }  // namespace devmesh::nccl

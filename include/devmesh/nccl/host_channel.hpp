@@ -13,7 +13,12 @@
 #include <string>
 #include <vector>
 
+#include <nccl.h>
+
+#include "../core/diagnostics.hpp"
 #include "../runtime/deadline.hpp"
+#include "error.hpp"
+#include "wait.hpp"
 
 namespace devmesh::nccl::detail {
 
@@ -38,8 +43,19 @@ enum class outcome : int { ok = 0, failed = 1, timed_out = 2, skipped = 3 };
 
 struct rank_outcome {
   int what = 0;  ///< outcome
-  int code = 0;  ///< ncclResult_t when failed
+  int code = 0;  ///< ncclResult_t when failed; -1: device selection failed
 };
+
+/// This rank's outcome of a step that waited for NCCL.
+inline rank_outcome outcome_of(const wait_result& w) {
+  const outcome o = w.timed_out ? outcome::timed_out : w.result != ncclSuccess ? outcome::failed : outcome::ok;
+  return {static_cast<int>(o), static_cast<int>(w.result)};
+}
+
+/// A rank_outcome's code as text: an ncclResult_t's name, or "device selection".
+inline const char* outcome_code_name(int c) {
+  return c < 0 ? "device selection" : result_name(static_cast<ncclResult_t>(c));
+}
 
 /// Gathers every rank's outcome over `ch` and returns "" when all are ok, else a summary
 /// such as "failed on rank(s) 1 [ncclInternalError], timed out on rank(s) 0, 2, 3".
@@ -72,6 +88,30 @@ std::string agree(const host_channel* ch, int my_rank, rank_outcome mine, CodeNa
   if (!skipped.empty())
     s += (s.empty() ? "" : "; ") + std::string("not attempted on rank(s) ") + skipped + " (an earlier step failed there)";
   return s;
+}
+
+}  // namespace devmesh::nccl::detail
+
+namespace devmesh::nccl::detail {
+
+/// The end of a collective step (bootstrap, init, split): every rank learns every rank's
+/// outcome over `ch` (without a channel, only its own) and, if any rank failed, `drop()`
+/// aborts what the step made here and every rank throws the same comm_error:
+/// "devmesh: <step> <who failed how>; here: <local><consequence>".
+template <class Drop>
+void agree_or_throw(const host_channel* ch, int my_rank, rank_outcome mine, const std::string& step,
+                    const std::string& local, const char* consequence, Drop drop) {
+  std::string summary;
+  try {
+    summary = agree(ch, my_rank, mine, outcome_code_name);
+  } catch (...) {
+    drop();
+    throw;
+  }
+  if (summary.empty()) return;
+  drop();
+  throw comm_error("devmesh: " + step + " " + summary + (local.empty() ? std::string() : "; here: " + local) +
+                   consequence);
 }
 
 }  // namespace devmesh::nccl::detail

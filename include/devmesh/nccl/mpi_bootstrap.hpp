@@ -13,22 +13,14 @@
 #include <string>
 #include <vector>
 
-#include <mpi.h>
 #include <nccl.h>
 
 #include "../mpi/communicator.hpp"
+#include "../mpi/native.hpp"
 #include "bootstrap.hpp"
 
 namespace devmesh::nccl {
 namespace detail {
-
-inline void check_mpi(int rc, const char* call) {
-  if (rc == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  throw comm_error(std::string("devmesh: ") + call + " failed: " + std::string(text, static_cast<std::size_t>(len)));
-}
 
 /// A private duplicate of the bootstrap MPI communicator (a dm::mpi::communicator: errors
 /// returned, control steps bounded, nothing freed after MPI_Finalize).
@@ -97,9 +89,7 @@ inline communicator world(MPI_Comm mpi_comm, const options& o = {}, const bootst
     // Every rank broadcasts, failed or not, so nobody waits; the agreement below decides.
     ch->broadcast_bytes(&ids[static_cast<std::size_t>(i)], sizeof(ncclUniqueId), root);
   }
-  std::string summary = detail::agree(ch.get(), rank, mine, detail::outcome_code_name);
-  if (!summary.empty())
-    throw comm_error("devmesh: nccl::world: bootstrap " + summary + (local.empty() ? std::string() : "; here: " + local));
+  detail::agree_or_throw(ch.get(), rank, mine, "nccl::world: bootstrap", local, "", [] {});
   return detail::init_rank(size, rank, ids, o, std::move(ch), "nccl::world");
 }
 

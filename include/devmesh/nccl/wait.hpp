@@ -8,11 +8,12 @@
 #include <algorithm>
 #include <chrono>
 #include <initializer_list>
-#include <thread>
+#include <string>
 
 #include <nccl.h>
 
 #include "../runtime/deadline.hpp"
+#include "error.hpp"
 
 namespace devmesh::nccl::detail {
 
@@ -20,7 +21,23 @@ struct wait_result {
   ncclResult_t result = ncclSuccess;  ///< first non-success result, or ncclInProgress on timeout
   ncclComm_t comm = nullptr;          ///< the communicator that reported it
   bool timed_out = false;
+
+  bool failed() const noexcept { return timed_out || result != ncclSuccess; }
+  /// What went wrong, for messages ("" when nothing did): "timed out after N ms" (N from
+  /// `timeout`, the bound waited for), or the result described with the communicator that
+  /// reported it, else `fallback`.
+  std::string what(std::chrono::milliseconds timeout, ncclComm_t fallback = nullptr) const {
+    if (timed_out) return "timed out after " + std::to_string(timeout.count()) + " ms";
+    return result != ncclSuccess ? describe(result, comm ? comm : fallback) : std::string();
+  }
 };
+
+/// True when a call that creates or ends a communicator may still be running: it answered
+/// ncclInProgress, or ncclSuccess on a non-blocking communicator (which still initializes
+/// in the background until ncclCommGetAsyncError says it is done).
+constexpr bool may_be_in_progress(ncclResult_t r, bool blocking) {
+  return r == ncclInProgress || (r == ncclSuccess && !blocking);
+}
 
 /// Polls the non-null communicators in `comms` until none is in progress, or `timeout`,
 /// with devmesh's one polling policy (deadline.hpp: 2 ms of continuous polling, then naps

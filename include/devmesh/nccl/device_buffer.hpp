@@ -1,0 +1,71 @@
+// devmesh/nccl/device_buffer.hpp: temporary device memory: a buffer freed at scope exit, and
+// the copy of a send buffer that overlaps the receive buffer (NCCL reads send while it
+// writes recv, so an overlap other than NCCL's in-place forms needs a copy).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "../core/diagnostics.hpp"
+#include "enqueue.hpp"
+#include "error.hpp"
+
+namespace devmesh::nccl::detail {
+
+/// A device allocation freed on scope exit (n == 0: none).
+struct device_buffer {
+  void* ptr = nullptr;
+  explicit device_buffer(std::size_t n) {
+    if (n) check_cuda(cudaMalloc(&ptr, n), "cudaMalloc");
+  }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  ~device_buffer() {
+    if (ptr) cudaFree(ptr);
+  }
+};
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+template <class T>
+bool overlap(const T* a, std::size_t na, const T* b, std::size_t nb) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return na && nb && x < y + nb * sizeof(T) && y < x + na * sizeof(T);
+}
+
+/// `send`, or a device copy of its count elements when `needed` (it overlaps the receive
+/// buffer), made on stream st. The copy must outlive the kernels that read it: settle()
+/// waits for the stream. Inside a group those kernels run at the outermost group end,
+/// after the copy is freed, so a copy is refused there: comm_error naming `call`, with
+/// `remedy`.
+template <class T>
+struct send_copy {
+  const T* send;
+  device_buffer buf;
+
+  send_copy(const T* s, std::size_t count, bool needed, cudaStream_t st, const char* call, const char* remedy)
+      : send(s), buf(bytes(count, needed, call, remedy)) {
+    if (!buf.ptr) return;
+    check_cuda(cudaMemcpyAsync(buf.ptr, s, count * sizeof(T), cudaMemcpyDeviceToDevice, st),
+               "cudaMemcpyAsync (overlapping buffers)");
+    send = static_cast<const T*>(buf.ptr);
+  }
+  /// Waits for the kernels that read the copy, if there is one.
+  void settle(cudaStream_t st) const {
+    if (buf.ptr) check_cuda(cudaStreamSynchronize(st), "cudaStreamSynchronize (overlapping buffers)");
+  }
+
+ private:
+  static std::size_t bytes(std::size_t count, bool needed, const char* call, const char* remedy) {
+    if (!needed || count == 0) return 0;
+    if (groups().depth > 0)
+      throw comm_error(std::string("devmesh: ") + call +
+                       ": overlapping send and recv buffers inside an NCCL group (the copy of send that they need "
+                       "would be freed before the group runs): " +
+                       remedy);
+    return count * sizeof(T);
+  }
+};
+
+}  // namespace devmesh::nccl::detail
