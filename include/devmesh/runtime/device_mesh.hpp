@@ -297,7 +297,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
     return s + ')';
   }
   /// Streams to_string(m). A template over the stream, as the core's printers: no
-  /// <ostream> for files that never stream a mesh.
+  /// `<ostream>` for files that never stream a mesh.
   template <class Char, class Traits>
   friend std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& os, const device_mesh& m) {
     return os << to_string(m);
