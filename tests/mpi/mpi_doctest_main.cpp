@@ -234,8 +234,8 @@ int verdict() {
   const int status = s.failed_cases > 0 || cases == 0 ? 1 : s.skipped_cases > 0 ? 77 : 0;
   if (!leader()) return status;
   if (!s.tests_own_mpi) {  // else doctest's own summary of this rank (rank_console)
-    std::printf("[doctest] test cases: %d | %d passed | %d failed | %d skipped (on %d rank%s; failed on any: failed)\n",
-                cases, cases - s.failed_cases - s.skipped_cases, s.failed_cases, s.skipped_cases, n, n == 1 ? "" : "s");
+    std::printf("[doctest] test cases: %d | %d passed | %d failed | %d skipped (agreed over %d rank%s)\n", cases,
+                cases - s.failed_cases - s.skipped_cases, s.failed_cases, s.skipped_cases, n, n == 1 ? "" : "s");
     std::printf("[doctest] assertions: %d | %d passed | %d failed | (summed over the ranks)\n", asserts[0],
                 asserts[0] - asserts[1], asserts[1]);
   }
