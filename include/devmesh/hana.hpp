@@ -41,8 +41,8 @@ template <char... C>
 constexpr boost::hana::string<C...> to_hana(name<C...>) {
   return {};
 }
-/// A dim name value ("tp"_dim, a dim_name<S>) as a hana::string. (Matched by its tag, not as
-/// dim_name<S>: nvcc 13 fails to deduce a class-type template argument.)
+/// A dim name value (`"tp"_dim`, a `dim_name`) as a hana::string. (Matched by its tag, not as
+/// `dim_name<S>`: nvcc 13 fails to deduce a class-type template argument.)
 template <class DimName>
   requires requires { typename DimName::devmesh_dim_name_tag; }
 constexpr auto to_hana(DimName) {
