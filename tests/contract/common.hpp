@@ -1,5 +1,6 @@
-// tests/contract/common.hpp: helpers shared by the runtime-contract tests of issue 9 (on top
-// of tests/mpi/check.hpp, whose CHECK macros and finish() they use).
+// tests/contract/common.hpp: helpers shared by the runtime-contract tests of issue 9 (doctest
+// programs on the MPI-aware main of tests/mpi/mpi_doctest.hpp: one scenario per test case,
+// selected by --test-case=<scenario>).
 #pragma once
 #include <chrono>
 #include <cstdio>
@@ -10,7 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "../mpi/check.hpp"
+#include <devmesh/devmesh.hpp>
+
+#include "../mpi/mpi_doctest.hpp"
 
 namespace dm = devmesh;
 
@@ -68,20 +71,16 @@ thrown catch_all(F&& f) {
   return t;
 }
 
-/// Fails (with the message) unless t is a mesh_error whose what() contains every needle.
+/// A failed check at file:line (with the message) unless t is a mesh_error whose what()
+/// contains every needle.
 inline void expect_mesh_error(const thrown& t, std::initializer_list<std::string> needles, const char* file, int line,
                               const std::string& what) {
-  ++test::checks;
-  if (!t.any) {
-    test::fail(file, line, what + ": did not throw");
+  if (!test::check_at(t.any, file, line, "expect_mesh_error", what + ": did not throw")) return;
+  if (!test::check_at(t.mesh_error, file, line, "expect_mesh_error",
+                      what + ": threw " + t.type + ", not mesh_error: " + t.what))
     return;
-  }
-  if (!t.mesh_error) {
-    test::fail(file, line, what + ": threw " + t.type + ", not mesh_error: " + t.what);
-    return;
-  }
   for (const auto& n : needles)
-    if (!contains(t.what, n)) test::fail(file, line, what + ": no '" + n + "' in: " + t.what);
+    test::check_at(contains(t.what, n), file, line, "expect_mesh_error", what + ": no '" + n + "' in: " + t.what);
 }
 #define EXPECT_MESH_ERROR(t, what, ...) contract::expect_mesh_error((t), {__VA_ARGS__}, __FILE__, __LINE__, (what))
 
@@ -97,11 +96,9 @@ inline int world_size() {
   return n;
 }
 
-/// Exits with a message unless the world has n ranks (each ctest name fixes its rank count).
-inline bool require_ranks(int n, const char* program) {
-  if (world_size() == n) return true;
-  if (test::world_rank() == 0) std::fprintf(stderr, "%s: run on %d ranks (got %d)\n", program, n, world_size());
-  return false;
+/// Fails the test case unless the world has n ranks (each ctest name fixes its rank count).
+inline void require_ranks(int n) {
+  REQUIRE_MESSAGE(world_size() == n, "run on " << n << " ranks (got " << world_size() << ")");
 }
 
 }  // namespace contract

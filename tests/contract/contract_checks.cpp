@@ -172,13 +172,10 @@ void still_usable(const M& all, int salt) {
   for (int round = 0; round < 3; ++round) {
     const auto t = contract::catch_all([&] {
       for (const std::string& w : {sum_ok<"all">(all, salt + round), sum_ok<"tp">(all, salt + 10 + round),
-                                   sum_ok<"dp">(all, salt + 20 + round)}) {
-        ++test::checks;
-        if (!w.empty()) test::fail(__FILE__, __LINE__, w);
-      }
+                                   sum_ok<"dp">(all, salt + 20 + round)})
+        CHECK_MESSAGE(w.empty(), w);
     });
-    ++test::checks;
-    if (t.any) test::fail(__FILE__, __LINE__, "a correct all_reduce after the mismatch threw " + t.type + ": " + t.what);
+    CHECK_MESSAGE(!t.any, ("a correct all_reduce after the mismatch threw " + t.type + ": " + t.what));
   }
 }
 
@@ -200,16 +197,12 @@ void mismatch(const M& all, const kind& k, int odd_rank) {
   if (in_odd_group) {
     const char* mine = me == odd_rank ? k.odd_call : k.normal_call;
     EXPECT_MESH_ERROR(t, where, "devmesh: ", mine, "disagree");
-    ++test::checks;
-    if (t.mesh_error && !contract::has_word(t.what, k.word))
-      test::fail(__FILE__, __LINE__, where + ": the message does not name '" + k.word + "': " + t.what);
+    CHECK_MESSAGE((!t.mesh_error || contract::has_word(t.what, k.word)),
+                  (where + ": the message does not name '" + k.word + "': " + t.what));
     if (me == odd_rank || me == 0) contract::show(where, t.what);
   } else {
-    ++test::checks;
-    if (t.any)
-      test::fail(__FILE__, __LINE__, where + ": a rank of the agreeing group threw " + t.type + ": " + t.what);
-    else if (!result.empty())
-      test::fail(__FILE__, __LINE__, where + ": a rank of the agreeing group got a wrong result: " + result);
+    CHECK_MESSAGE(!t.any, (where + ": a rank of the agreeing group threw " + t.type + ": " + t.what));
+    if (!t.any) CHECK_MESSAGE(result.empty(), (where + ": a rank of the agreeing group got a wrong result: " + result));
   }
   still_usable(all, odd_rank * 100);
 }
@@ -221,8 +214,7 @@ void equal(const M& all) {
     const int n = g.size(), idx = g.index_of(me);
     const std::string dim(N.view());
     auto expect = [&](bool ok, const std::string& what) {
-      ++test::checks;
-      if (!ok) test::fail(__FILE__, __LINE__, "check mode, equal arguments, " + what + " on '" + dim + "' is wrong");
+      CHECK_MESSAGE(ok, ("check mode, equal arguments, " + what + " on '" + dim + "' is wrong"));
     };
     // all_reduce, in place and out of place, several types and ops.
     std::vector<int> v{me, 1};
@@ -296,40 +288,45 @@ void equal_p2p(const M& all) {
     if (idx < n - 1) all.template send_next<"all">(std::span(act));
     int e = 0;
     for (int j = 0; j <= idx; ++j) e += g[j] + round;
-    ++test::checks;
-    if (act[0] != e)
-      test::fail(__FILE__, __LINE__, "pipeline stage " + std::to_string(idx) + " round " + std::to_string(round) + ": " +
-                                         std::to_string(act[0]) + ", expected " + std::to_string(e));
+    CHECK_MESSAGE(act[0] == e, ("pipeline stage " + std::to_string(idx) + " round " + std::to_string(round) + ": " +
+                                std::to_string(act[0]) + ", expected " + std::to_string(e)));
   }
   still_usable(all, 5);
 }
 
+/// What every scenario runs on: 4 ranks under DEVMESH_CHECK_COLLECTIVES=1, the mesh (dp=2,
+/// tp=2) and its alias "all" (the whole world).
+auto checked_all() {
+  me = test::world_rank();
+  contract::require_ranks(4);
+  const char* env_check = std::getenv("DEVMESH_CHECK_COLLECTIVES");
+  REQUIRE_MESSAGE((env_check && std::string(env_check) == "1"), "run with DEVMESH_CHECK_COLLECTIVES=1 (mpirun -x)");
+  auto mesh = dm::init_device_mesh(dm::mpi::world(), m2(2, 2));
+  return mesh.flatten<"all">();
+}
+
+/// The mismatch of kind `name`, on "all" (odd: world rank 2), then on "tp" (odd: world rank 1).
+void mismatches(const std::string& name) {
+  const auto all = checked_all();
+  for (const kind& k : kinds)
+    if (name == k.name) {
+      mismatch<"all">(all, k, 2);
+      mismatch<"tp">(all, k, 1);
+      return;
+    }
+  FAIL("no mismatch kind '" << name << "'");
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv);
-  const std::string scenario = argc > 1 ? argv[1] : "";
-  const auto world = dm::mpi::world();
-  me = world.rank();
-  if (!contract::require_ranks(4, "contract_checks")) return 2;
-  const char* env_check = std::getenv("DEVMESH_CHECK_COLLECTIVES");
-  if (!env_check || std::string(env_check) != "1") {
-    if (me == 0) std::fprintf(stderr, "contract_checks: run with DEVMESH_CHECK_COLLECTIVES=1 (mpirun -x)\n");
-    return 2;
-  }
-  const auto t = contract::catch_all([&] {
-    auto mesh = dm::init_device_mesh(world, m2(2, 2));
-    auto all = mesh.flatten<"all">();
-    if (scenario == "equal") return equal(all);
-    if (scenario == "equal_p2p") return equal_p2p(all);
-    for (const kind& k : kinds)
-      if (scenario == k.name) {
-        mismatch<"all">(all, k, 2);
-        mismatch<"tp">(all, k, 1);
-        return;
-      }
-    throw std::invalid_argument("unknown scenario '" + scenario + "'");
-  });
-  if (t.any) test::fail(__FILE__, __LINE__, "scenario " + scenario + " threw " + t.type + ": " + t.what);
-  return test::finish(("contract.checks." + scenario).c_str());
-}
+TEST_CASE("count") { mismatches("count"); }
+TEST_CASE("big") { mismatches("big"); }
+TEST_CASE("empty") { mismatches("empty"); }
+TEST_CASE("type") { mismatches("type"); }
+TEST_CASE("op") { mismatches("op"); }
+TEST_CASE("bcast_root") { mismatches("bcast_root"); }
+TEST_CASE("reduce_root") { mismatches("reduce_root"); }
+TEST_CASE("gather_count") { mismatches("gather_count"); }
+TEST_CASE("operation") { mismatches("operation"); }
+TEST_CASE("equal") { equal(checked_all()); }
+TEST_CASE("equal_p2p") { equal_p2p(checked_all()); }

@@ -50,19 +50,17 @@ int me = 0;
 
 /// Fails unless MPI_Comm_compare(a, b) == expected.
 void expect_compare(MPI_Comm a, MPI_Comm b, int expected, const std::string& what, const char* file, int line) {
-  ++test::checks;
   const int r = compare(a, b);
-  if (r != expected)
-    test::fail(file, line, what + ": MPI_Comm_compare is " + compare_name(r) + ", expected " + compare_name(expected));
+  test::check_at(r == expected, file, line, "EXPECT_COMPARE",
+                 what + ": MPI_Comm_compare is " + compare_name(r) + ", expected " + compare_name(expected));
 }
 #define EXPECT_COMPARE(a, b, expected, what) expect_compare((a), (b), (expected), (what), __FILE__, __LINE__)
 
 /// Fails if MPI_Comm_compare(a, b) == MPI_IDENT (the same communicator) or a == b.
 void expect_not_ident(MPI_Comm a, MPI_Comm b, const std::string& what, const char* file, int line) {
-  ++test::checks;
   const int r = compare(a, b);
-  if (a == b || r == MPI_IDENT)
-    test::fail(file, line, what + ": the same communicator (MPI_Comm_compare " + compare_name(r) + ")");
+  test::check_at(a != b && r != MPI_IDENT, file, line, "EXPECT_NOT_IDENT",
+                 what + ": the same communicator (MPI_Comm_compare " + compare_name(r) + ")");
 }
 #define EXPECT_NOT_IDENT(a, b, what) expect_not_ident((a), (b), (what), __FILE__, __LINE__)
 
@@ -74,10 +72,9 @@ void expect_sum(const M& m, long salt, const char* file, int line) {
   m.template all_reduce<N>(std::span(v), dm::op::sum);
   long e0 = 0, e1 = 0;
   for (int r : g) e0 += r + 1 + salt, e1 += 2 * (r + 1) + salt;
-  ++test::checks;
-  if (v[0] != e0 || v[1] != e1)
-    test::fail(file, line, "all_reduce on '" + std::string(N.view()) + "': got " + std::to_string(v[0]) +
-                               "," + std::to_string(v[1]) + ", expected " + std::to_string(e0) + "," + std::to_string(e1));
+  test::check_at(v[0] == e0 && v[1] == e1, file, line, "EXPECT_SUM",
+                 "all_reduce on '" + std::string(N.view()) + "': got " + std::to_string(v[0]) + "," +
+                     std::to_string(v[1]) + ", expected " + std::to_string(e0) + "," + std::to_string(e1));
 }
 #define EXPECT_SUM(N, m, salt) expect_sum<N>((m), (salt), __FILE__, __LINE__)
 
@@ -194,9 +191,8 @@ void names(const C& world, bool lazy) {
   const MPI_Comm dp = mesh.comm<"dp">().native(), tp = mesh.comm<"tp">().native();
   const MPI_Comm ab = f.comm<"a_b">().native();
   auto expect_name = [&](MPI_Comm c, const std::string& expected, const std::string& dim) {
-    ++test::checks;
     const std::string got = contract::comm_name(c);
-    if (got != expected) test::fail(__FILE__, __LINE__, mode + "dim '" + dim + "' is named '" + got + "', expected '" + expected + "'");
+    CHECK_MESSAGE(got == expected, (mode + "dim '" + dim + "' is named '" + got + "', expected '" + expected + "'"));
   };
   expect_name(tp, "my_tp", "tp");
   expect_name(dp, "mesh:dp", "dp");
@@ -207,17 +203,15 @@ void names(const C& world, bool lazy) {
   CHECK_EQ(hooked_a.size(), std::size_t{1});
   CHECK_EQ(hooked_b.size(), std::size_t{1});
   CHECK_EQ(hooked_ab.size(), std::size_t{1});
-  CHECK(hooked_a.size() == 1 && hooked_a[0] == a);
-  CHECK(hooked_b.size() == 1 && hooked_b[0] == b);
-  CHECK(hooked_ab.size() == 1 && hooked_ab[0] == ab);
+  CHECK((hooked_a.size() == 1 && hooked_a[0] == a));
+  CHECK((hooked_b.size() == 1 && hooked_b[0] == b));
+  CHECK((hooked_ab.size() == 1 && hooked_ab[0] == ab));
   // Hints: only where MPI reports them back (OpenMPI 4.1 reports mpi_assert_no_any_source).
   if (const auto ha = hint_of(a)) {
-    ++test::checks;
-    if (*ha != "true") test::fail(__FILE__, __LINE__, mode + "dim 'a' has " + hint_key + "=" + *ha + ", expected true");
+    CHECK_MESSAGE(*ha == "true", (mode + "dim 'a' has " + hint_key + "=" + *ha + ", expected true"));
     for (auto [dim, c] : named{{"b", b}, {"a_b", ab}, {"dp", dp}, {"tp", tp}}) {
       const auto h = hint_of(c);
-      ++test::checks;
-      if (h && *h == "true") test::fail(__FILE__, __LINE__, mode + "dim '" + dim + "' got dim a's hint " + hint_key + "=true");
+      CHECK_MESSAGE(!(h && *h == "true"), (mode + "dim '" + dim + "' got dim a's hint " + hint_key + "=true"));
     }
   } else if (me == 0) {
     std::printf("note: this MPI does not report %s through MPI_Comm_get_info; hints not checked\n", hint_key);
@@ -320,13 +314,11 @@ void shift_aliased(const C& world) {
         std::size_t bad = 0, first = count;
         for (std::size_t i = 0; i < count; ++i)
           if (buf[i] != value(src, i)) bad += 1, first = std::min(first, i);
-        ++test::checks;
-        if (bad)
-          test::fail(__FILE__, __LINE__,
-                     "shift(buf, buf) of " + std::to_string(count) + " ints, displacement " + std::to_string(disp) +
-                         (periodic ? ", periodic" : "") + ": " + std::to_string(bad) + " wrong elements, element " +
-                         std::to_string(first) + " is " + std::to_string(buf[first]) + " (from rank " +
-                         std::to_string(buf[first] / 1'000'003) + "), expected from rank " + std::to_string(src));
+        CHECK_MESSAGE(!bad, ("shift(buf, buf) of " + std::to_string(count) + " ints, displacement " +
+                             std::to_string(disp) + (periodic ? ", periodic" : "") + ": " + std::to_string(bad) +
+                             " wrong elements, element " + std::to_string(first) + " is " + std::to_string(buf[first]) +
+                             " (from rank " + std::to_string(buf[first] / 1'000'003) + "), expected from rank " +
+                             std::to_string(src)));
       }
     }
   }
@@ -351,22 +343,17 @@ void shift_overlap(const C& world) {
       });
       const std::string what = "shift with send and recv overlapping (" + std::to_string(count) + " ints, recv at " +
                                std::to_string(offset) + ")";
-      ++test::checks;
       if (t.any) {
-        if (t.type != "mesh_error" && t.type != "comm_error")
-          test::fail(__FILE__, __LINE__, what + ": threw " + t.type + ": " + t.what);
-        else if (me == 0)
-          contract::show(what + ": rejected", t.what);
+        CHECK_MESSAGE((t.type == "mesh_error" || t.type == "comm_error"), (what + ": threw " + t.type + ": " + t.what));
+        if (me == 0) contract::show(what + ": rejected", t.what);
         continue;
       }
       std::size_t bad = 0, first = count;
       for (std::size_t i = 0; i < count; ++i)
         if (buf[recv_at + i] != value(src, i)) bad += 1, first = std::min(first, i);
-      if (bad)
-        test::fail(__FILE__, __LINE__,
-                   what + ": silently wrong: " + std::to_string(bad) + " wrong elements, element " +
-                       std::to_string(first) + " is " + std::to_string(buf[recv_at + first]) + ", expected " +
-                       std::to_string(value(src, first)));
+      CHECK_MESSAGE(!bad, (what + ": silently wrong: " + std::to_string(bad) + " wrong elements, element " +
+                           std::to_string(first) + " is " + std::to_string(buf[recv_at + first]) + ", expected " +
+                           std::to_string(value(src, first))));
     }
   }
   // Every rank must still agree on the world after the four calls (none left hanging).
@@ -378,11 +365,7 @@ void static_smaller(const C& world) {
   using L = dm::mesh<dm::dim<"a", 2>, dm::dim<"b", 2>>;
   std::optional<dm::device_mesh<L, C>> m;
   const auto t = contract::catch_all([&] { m.emplace(dm::init_device_mesh<L>(world)); });
-  ++test::checks;
-  if (t.any) {
-    test::fail(__FILE__, __LINE__, "init_device_mesh<2x2>(world of 8) threw " + t.type + ": " + t.what);
-    return;
-  }
+  REQUIRE_MESSAGE(!t.any, ("init_device_mesh<2x2>(world of 8) threw " + t.type + ": " + t.what));
   const bool member = me < 4;
   CHECK_EQ(m->is_member(), member);
   CHECK_EQ(m->coordinate().has_value(), member);
@@ -429,9 +412,8 @@ void consistency_long(const C& world) {
   const auto t = contract::catch_all([&] { (void)dm::init_device_mesh(world, me == 0 ? m2(4, 2) : m2(2, 4), o); });
   EXPECT_MESH_ERROR(t, "(dp=4, tp=2) on rank 0, (dp=2, tp=4) elsewhere", "devmesh: ", "init_device_mesh", "rank 0");
   const std::string head = t.what.substr(0, 300);
-  ++test::checks;
-  if (!contains(head, "dp=4") || !contains(head, "dp=2"))
-    test::fail(__FILE__, __LINE__, "the first 300 characters do not show dp=4 and dp=2: " + head);
+  CHECK_MESSAGE((contains(head, "dp=4") && contains(head, "dp=2")),
+                ("the first 300 characters do not show dp=4 and dp=2: " + head));
   if (me == 0 || me == 1) contract::show("message head", head);
 }
 
@@ -449,8 +431,7 @@ void fnv_collision(const C& world) {
   const std::string key_a = "5e47445836fcdafb", key_b = "f2db14ed0b3ff43c";
   const std::string old_a = "mesh((dp=4, tp=2), stride=(2, 1)) [mpi, init_device_mesh, " + key_a + "]";
   const std::string old_b = "mesh((dp=2, tp=4), stride=(4, 1)) [mpi, init_device_mesh, " + key_b + "]";
-  ++test::checks;
-  if (fnv1a(old_a) != fnv1a(old_b)) test::fail(__FILE__, __LINE__, "the crafted keys do not collide under FNV-1a");
+  CHECK_MESSAGE(fnv1a(old_a) == fnv1a(old_b), "the crafted keys do not collide under FNV-1a");
   const bool odd = me == world.size() - 1;
   dm::device_mesh_options<C> o;
   o.per_dim[odd ? key_b : key_a];
@@ -458,51 +439,39 @@ void fnv_collision(const C& world) {
   EXPECT_MESH_ERROR(t, "a crafted 64-bit hash collision", "devmesh: ", "init_device_mesh", "disagree");
 }
 
+/// The world of a scenario, with `me` set, after checking its rank count.
+C world_of(int ranks) {
+  me = test::world_rank();
+  contract::require_ranks(ranks);
+  return dm::mpi::world();
+}
+
+/// The world of a threads scenario (with the rounds per thread from the command line), or
+/// nullopt, the test case skipped, when MPI lacks MPI_THREAD_MULTIPLE.
+std::optional<C> threads_world() {
+  C world = world_of(4);
+  rounds = std::atoi(test::arg(0, std::to_string(rounds)).c_str());
+  if (test::thread_level() >= MPI_THREAD_MULTIPLE) return world;
+  test::skip("this MPI library provides thread level " + std::to_string(test::thread_level()) +
+             ", not MPI_THREAD_MULTIPLE (" + std::to_string(MPI_THREAD_MULTIPLE) + ")");
+  return std::nullopt;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv, MPI_THREAD_MULTIPLE);
-  const std::string scenario = argc > 1 ? argv[1] : "";
-  if (argc > 2) rounds = std::atoi(argv[2]);
-  const auto world = dm::mpi::world();
-  me = world.rank();
-  const bool eight = scenario == "static_smaller" || scenario == "static_larger" || scenario == "consistency_long" ||
-                     scenario == "fnv_collision";
-  if (!contract::require_ranks(eight ? 8 : 4, "contract_comms")) return 2;
-  if ((scenario == "threads_equal_groups" || scenario == "threads_two_meshes") && env.thread_level() < MPI_THREAD_MULTIPLE) {
-    if (me == 0)
-      std::printf("SKIPPED: this MPI library provides thread level %d, not MPI_THREAD_MULTIPLE (%d)\n",
-                  env.thread_level(), MPI_THREAD_MULTIPLE);
-    return 77;
-  }
-  const auto t = contract::catch_all([&] {
-    if (scenario == "distinct")
-      distinct(world, false);
-    else if (scenario == "distinct_lazy")
-      distinct(world, true);
-    else if (scenario == "names")
-      names(world, false);
-    else if (scenario == "names_lazy")
-      names(world, true);
-    else if (scenario == "threads_equal_groups")
-      threads_equal_groups(world);
-    else if (scenario == "threads_two_meshes")
-      threads_two_meshes(world);
-    else if (scenario == "shift_aliased")
-      shift_aliased(world);
-    else if (scenario == "shift_overlap")
-      shift_overlap(world);
-    else if (scenario == "static_smaller")
-      static_smaller(world);
-    else if (scenario == "static_larger")
-      static_larger(world);
-    else if (scenario == "fnv_collision")
-      fnv_collision(world);
-    else if (scenario == "consistency_long")
-      consistency_long(world);
-    else
-      throw std::invalid_argument("unknown scenario '" + scenario + "'");
-  });
-  if (t.any) test::fail(__FILE__, __LINE__, "scenario " + scenario + " threw " + t.type + ": " + t.what);
-  return test::finish(("contract.comms." + scenario).c_str());
+TEST_CASE("distinct") { distinct(world_of(4), false); }
+TEST_CASE("distinct_lazy") { distinct(world_of(4), true); }
+TEST_CASE("names") { names(world_of(4), false); }
+TEST_CASE("names_lazy") { names(world_of(4), true); }
+TEST_CASE("threads_equal_groups") {
+  if (const auto world = threads_world()) threads_equal_groups(*world);
 }
+TEST_CASE("threads_two_meshes") {
+  if (const auto world = threads_world()) threads_two_meshes(*world);
+}
+TEST_CASE("shift_aliased") { shift_aliased(world_of(4)); }
+TEST_CASE("shift_overlap") { shift_overlap(world_of(4)); }
+TEST_CASE("static_smaller") { static_smaller(world_of(8)); }
+TEST_CASE("static_larger") { static_larger(world_of(8)); }
+TEST_CASE("fnv_collision") { fnv_collision(world_of(8)); }
+TEST_CASE("consistency_long") { consistency_long(world_of(8)); }

@@ -50,116 +50,129 @@ void expect_timeout(const std::string& what, F&& f, std::initializer_list<std::s
   std::fflush(stdout);
 }
 
+/// A scenario's frame: 4 ranks that start together; at the end, also when the test case
+/// throws, the rendezvous: every rank, the odd one included, meets at MPI_Barrier(MPI_COMM_WORLD)
+/// and ends normally, then frees what other ranks may have used until then.
+struct rendezvous {
+  C world = dm::mpi::world();
+  std::vector<MPI_Comm> keep;  // communicators that must outlive the rendezvous
+  std::optional<C> adopted;
+  rendezvous() {
+    me = world.rank();
+    contract::require_ranks(4);
+    const char* timeout = std::getenv("DEVMESH_TIMEOUT");
+    if (me == 0) std::printf("DEVMESH_TIMEOUT=%s\n", timeout ? timeout : "(unset)");
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank starts the scenario together
+  }
+  rendezvous(const rendezvous&) = delete;
+  rendezvous& operator=(const rendezvous&) = delete;
+  ~rendezvous() {
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (MPI_Comm& c : keep) MPI_Comm_free(&c);
+  }
+};
+
+/// flatten and unflatten: rank 3 skips the eager step.
+void skipped_by_rank_3(const C& world, const std::string& scenario) {
+  auto mesh = dm::init_device_mesh(world, m2(2, 2));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me != 3) {
+    if (scenario == "flatten")
+      expect_timeout("flatten without rank 3", [&] { (void)mesh.flatten<"all">(); },
+                     {"devmesh: ", "flatten", "timed out"});
+    else
+      expect_timeout("unflatten without rank 3",
+                     [&] { (void)mesh.unflatten<"dp", dm::dim<"d0", 1>, dm::dim<"d1", 2>>(); },
+                     {"devmesh: ", "unflatten", "timed out"});
+  }
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv);
-  const std::string scenario = argc > 1 ? argv[1] : "";
-  const auto world = dm::mpi::world();
-  me = world.rank();
-  if (!contract::require_ranks(4, "contract_deadline")) return 2;
-  const char* timeout = std::getenv("DEVMESH_TIMEOUT");
-  if (me == 0) std::printf("contract.deadline.%s: DEVMESH_TIMEOUT=%s\n", scenario.c_str(), timeout ? timeout : "(unset)");
-  // Objects that must outlive the rendezvous below (communicators other ranks may still use).
-  std::vector<MPI_Comm> keep;
-  std::optional<C> adopted;
-  const auto unexpected = contract::catch_all([&] {
-    MPI_Barrier(MPI_COMM_WORLD);  // every rank starts the scenario together
-    if (scenario == "init") {
-      if (me != 3) expect_timeout("init_device_mesh without rank 3", [&] { (void)dm::init_device_mesh(world, m2(2, 2)); },
-                                  {"devmesh: ", "init_device_mesh", "timed out"});
-    } else if (scenario == "flatten" || scenario == "unflatten") {
-      auto mesh = dm::init_device_mesh(world, m2(2, 2));
-      MPI_Barrier(MPI_COMM_WORLD);
-      if (me != 3) {
-        if (scenario == "flatten")
-          expect_timeout("flatten without rank 3", [&] { (void)mesh.flatten<"all">(); },
-                         {"devmesh: ", "flatten", "timed out"});
-        else
-          expect_timeout("unflatten without rank 3",
-                         [&] { (void)mesh.unflatten<"dp", dm::dim<"d0", 1>, dm::dim<"d1", 2>>(); },
-                         {"devmesh: ", "unflatten", "timed out"});
-      }
-    } else if (scenario == "smaller_flatten") {
-      auto mesh = dm::init_device_mesh(world, m2(1, 2));  // world ranks 0-1 of 4
-      ++test::checks;
-      if (mesh.is_member() != (me < 2)) test::fail(__FILE__, __LINE__, "is_member() is wrong");
-      MPI_Barrier(MPI_COMM_WORLD);
-      if (mesh.is_member())
-        expect_timeout("flatten by the members only", [&] { (void)mesh.flatten<"all">(); },
-                       {"devmesh: ", "flatten", "timed out"});
-    } else if (scenario == "world_mismatch") {
-      // MPI_Comm_dup is collective: every rank makes one; only rank 3 passes it. Each keeps
-      // its dup until after the rendezvous (rank 3's pending messages may refer to it).
-      MPI_Comm dup = MPI_COMM_NULL;
-      MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-      if (me == 3) {
-        adopted.emplace(C::adopt(dup));  // freed after the rendezvous
-        expect_timeout("init_device_mesh over a dup of the world (the others: the world)",
-                       [&] { (void)dm::init_device_mesh(*adopted, m2(2, 2)); }, {"devmesh: ", "init_device_mesh"});
-      } else {
-        keep.push_back(dup);
-        expect_timeout("init_device_mesh over the world (rank 3: a dup of it)",
-                       [&] { (void)dm::init_device_mesh(world, m2(2, 2)); }, {"devmesh: ", "init_device_mesh"});
-      }
-    } else if (scenario == "hook") {
-      dm::device_mesh_options<C> o;
-      // Set on every rank (the hook enters the fingerprint); throws on rank 2 only, after
-      // its split of dim tp.
-      o.per_dim["tp"].on_create = [](MPI_Comm) {
-        if (test::world_rank() == 2) throw std::runtime_error("injected: on_create of dim tp throws on rank 2");
-      };
-      const auto t = contract::catch_all([&] { (void)dm::init_device_mesh(world, m2(2, 2), o); });
-      ++test::checks;
-      if (me == 2) {
-        if (!t.any) test::fail(__FILE__, __LINE__, "rank 2: init_device_mesh did not throw");
-      } else {
-        contract::expect_mesh_error(t, {"devmesh: ", "init_device_mesh", "rank 2"}, __FILE__, __LINE__,
-                                    "init_device_mesh with rank 2's hook throwing");
-      }
-      std::printf("[rank %d] hook: %s: %s\n", me, t.any ? t.type.c_str() : "no exception", t.what.c_str());
-    } else if (scenario == "hook_two") {
-      dm::device_mesh_options<C> o;
-      o.per_dim["dp"].on_create = [](MPI_Comm) {
-        if (test::world_rank() == 1) throw std::runtime_error("injected: on_create of dim dp throws on rank 1");
-      };
-      o.per_dim["tp"].on_create = [](MPI_Comm) {
-        if (test::world_rank() == 2) throw std::runtime_error("injected: on_create of dim tp throws on rank 2");
-      };
-      const auto t = contract::catch_all([&] { (void)dm::init_device_mesh(world, m2(2, 2), o); });
-      contract::expect_mesh_error(t,
-                                  {"devmesh: init_device_mesh: creating the communicator of dim 'dp' failed on rank 1 of 4",
-                                   "injected: on_create of dim dp throws on rank 1"},
-                                  __FILE__, __LINE__, "init_device_mesh with two ranks' hooks throwing");
-      std::printf("[rank %d] hook_two: %s: %s\n", me, t.any ? t.type.c_str() : "no exception", t.what.c_str());
-    } else if (scenario == "lazy") {
-      dm::device_mesh_options<C> o;
-      o.lazy = true;
-      auto mesh = dm::init_device_mesh(world, m2(2, 2), o);
-      MPI_Barrier(MPI_COMM_WORLD);
-      if (me != 3)
-        expect_timeout("lazy first use of dp without rank 3", [&] { (void)mesh.comm<"dp">(); }, {"devmesh: ", "timed out"});
-    } else if (scenario == "from_comms") {
-      MPI_Comm dp = MPI_COMM_NULL, tp = MPI_COMM_NULL;
-      MPI_Comm_split(MPI_COMM_WORLD, me % 2, me / 2, &dp);
-      MPI_Comm_split(MPI_COMM_WORLD, me / 2, me % 2, &tp);
-      keep.push_back(dp);
-      keep.push_back(tp);
-      MPI_Barrier(MPI_COMM_WORLD);
-      if (me != 3)
-        expect_timeout("from_comms without rank 3",
-                       [&] { (void)dm::from_comms(world, {C::borrow(dp), C::borrow(tp)}, m2(2, 2)); },
-                       {"devmesh: ", "from_comms", "timed out"});
-    } else {
-      throw std::invalid_argument("unknown scenario '" + scenario + "'");
-    }
-  });
-  if (unexpected.any)
-    test::fail(__FILE__, __LINE__, "scenario " + scenario + " threw " + unexpected.type + ": " + unexpected.what);
-  // The rendezvous: every rank, the odd one included, gets here and ends normally.
-  MPI_Barrier(MPI_COMM_WORLD);
-  const int rc = test::finish(("contract.deadline." + scenario).c_str());
-  for (MPI_Comm& c : keep) MPI_Comm_free(&c);
-  adopted.reset();
-  return rc;
+TEST_CASE_FIXTURE(rendezvous, "init") {
+  if (me != 3) expect_timeout("init_device_mesh without rank 3", [&] { (void)dm::init_device_mesh(world, m2(2, 2)); },
+                              {"devmesh: ", "init_device_mesh", "timed out"});
 }
+
+TEST_CASE_FIXTURE(rendezvous, "smaller_flatten") {
+  auto mesh = dm::init_device_mesh(world, m2(1, 2));  // world ranks 0-1 of 4
+  CHECK_MESSAGE(mesh.is_member() == (me < 2), "is_member() is wrong");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (mesh.is_member())
+    expect_timeout("flatten by the members only", [&] { (void)mesh.flatten<"all">(); },
+                   {"devmesh: ", "flatten", "timed out"});
+}
+
+TEST_CASE_FIXTURE(rendezvous, "world_mismatch") {
+  // MPI_Comm_dup is collective: every rank makes one; only rank 3 passes it. Each keeps
+  // its dup until after the rendezvous (rank 3's pending messages may refer to it).
+  MPI_Comm dup = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  if (me == 3) {
+    adopted.emplace(C::adopt(dup));  // freed after the rendezvous
+    expect_timeout("init_device_mesh over a dup of the world (the others: the world)",
+                   [&] { (void)dm::init_device_mesh(*adopted, m2(2, 2)); }, {"devmesh: ", "init_device_mesh"});
+  } else {
+    keep.push_back(dup);
+    expect_timeout("init_device_mesh over the world (rank 3: a dup of it)",
+                   [&] { (void)dm::init_device_mesh(world, m2(2, 2)); }, {"devmesh: ", "init_device_mesh"});
+  }
+}
+
+TEST_CASE_FIXTURE(rendezvous, "hook") {
+  dm::device_mesh_options<C> o;
+  // Set on every rank (the hook enters the fingerprint); throws on rank 2 only, after
+  // its split of dim tp.
+  o.per_dim["tp"].on_create = [](MPI_Comm) {
+    if (test::world_rank() == 2) throw std::runtime_error("injected: on_create of dim tp throws on rank 2");
+  };
+  const auto t = contract::catch_all([&] { (void)dm::init_device_mesh(world, m2(2, 2), o); });
+  if (me == 2) {
+    CHECK_MESSAGE(t.any, "rank 2: init_device_mesh did not throw");
+  } else {
+    contract::expect_mesh_error(t, {"devmesh: ", "init_device_mesh", "rank 2"}, __FILE__, __LINE__,
+                                "init_device_mesh with rank 2's hook throwing");
+  }
+  std::printf("[rank %d] hook: %s: %s\n", me, t.any ? t.type.c_str() : "no exception", t.what.c_str());
+}
+
+TEST_CASE_FIXTURE(rendezvous, "hook_two") {
+  dm::device_mesh_options<C> o;
+  o.per_dim["dp"].on_create = [](MPI_Comm) {
+    if (test::world_rank() == 1) throw std::runtime_error("injected: on_create of dim dp throws on rank 1");
+  };
+  o.per_dim["tp"].on_create = [](MPI_Comm) {
+    if (test::world_rank() == 2) throw std::runtime_error("injected: on_create of dim tp throws on rank 2");
+  };
+  const auto t = contract::catch_all([&] { (void)dm::init_device_mesh(world, m2(2, 2), o); });
+  contract::expect_mesh_error(t,
+                              {"devmesh: init_device_mesh: creating the communicator of dim 'dp' failed on rank 1 of 4",
+                               "injected: on_create of dim dp throws on rank 1"},
+                              __FILE__, __LINE__, "init_device_mesh with two ranks' hooks throwing");
+  std::printf("[rank %d] hook_two: %s: %s\n", me, t.any ? t.type.c_str() : "no exception", t.what.c_str());
+}
+
+TEST_CASE_FIXTURE(rendezvous, "lazy") {
+  dm::device_mesh_options<C> o;
+  o.lazy = true;
+  auto mesh = dm::init_device_mesh(world, m2(2, 2), o);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me != 3)
+    expect_timeout("lazy first use of dp without rank 3", [&] { (void)mesh.comm<"dp">(); }, {"devmesh: ", "timed out"});
+}
+
+TEST_CASE_FIXTURE(rendezvous, "from_comms") {
+  MPI_Comm dp = MPI_COMM_NULL, tp = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, me / 2, &dp);
+  MPI_Comm_split(MPI_COMM_WORLD, me / 2, me % 2, &tp);
+  keep.push_back(dp);
+  keep.push_back(tp);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me != 3)
+    expect_timeout("from_comms without rank 3",
+                   [&] { (void)dm::from_comms(world, {C::borrow(dp), C::borrow(tp)}, m2(2, 2)); },
+                   {"devmesh: ", "from_comms", "timed out"});
+}
+
+TEST_CASE_FIXTURE(rendezvous, "flatten") { skipped_by_rank_3(world, "flatten"); }
+TEST_CASE_FIXTURE(rendezvous, "unflatten") { skipped_by_rank_3(world, "unflatten"); }

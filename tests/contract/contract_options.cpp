@@ -59,10 +59,8 @@ bool set_share(T& o, bool v) {
 }
 
 bool field(bool present, const char* name) {
-  ++test::checks;
-  if (!present)
-    test::fail(__FILE__, __LINE__, std::string("dm::device_mesh_options<dm::mpi::communicator> has no field '") + name +
-                                       "' (the contract of issue 9)");
+  CHECK_MESSAGE(present, (std::string("dm::device_mesh_options<dm::mpi::communicator> has no field '") + name +
+                          "' (the contract of issue 9)"));
   return present;
 }
 
@@ -73,10 +71,9 @@ void expect_sum(const M& m, int salt, int line) {
   m.template all_reduce<N>(std::span(v), dm::op::sum);
   int e = 0;
   for (int r : g) e += r + salt;
-  ++test::checks;
-  if (v[0] != e || v[1] != g.size())
-    test::fail(__FILE__, line, "all_reduce on '" + std::string(N.view()) + "': got " + std::to_string(v[0]) + "," +
-                                   std::to_string(v[1]) + ", expected " + std::to_string(e) + "," + std::to_string(g.size()));
+  test::check_at(v[0] == e && v[1] == g.size(), __FILE__, line, "expect_sum",
+                 "all_reduce on '" + std::string(N.view()) + "': got " + std::to_string(v[0]) + "," +
+                     std::to_string(v[1]) + ", expected " + std::to_string(e) + "," + std::to_string(g.size()));
 }
 
 void check_collectives(const C& world) {
@@ -107,10 +104,9 @@ void share(const C& world) {
   using contract::compare_name;
   auto expect_cmp = [](MPI_Comm a, MPI_Comm b, bool want_ident, const std::string& what, int line) {
     const int r = compare(a, b);
-    ++test::checks;
-    if (want_ident ? r != MPI_IDENT : (r == MPI_IDENT || a == b))
-      test::fail(__FILE__, line, what + ": MPI_Comm_compare is " + compare_name(r) + ", expected " +
-                                     (want_ident ? "MPI_IDENT (shared)" : "not MPI_IDENT (not shared)"));
+    test::check_at(!(want_ident ? r != MPI_IDENT : (r == MPI_IDENT || a == b)), __FILE__, line, "expect_cmp",
+                   what + ": MPI_Comm_compare is " + compare_name(r) + ", expected " +
+                       (want_ident ? "MPI_IDENT (shared)" : "not MPI_IDENT (not shared)"));
   };
   O o;
   if (!field(set_share(o, true), "share_equal_groups")) return;
@@ -138,9 +134,8 @@ void share(const C& world) {
   expect_cmp(a, b, true, "size-1 dims a and b, equal options", __LINE__);
   expect_cmp(a, c, false, "size-1 dims a and c, c with its own hints", __LINE__);
   expect_cmp(ab.comm<"d">().native(), MPI_COMM_WORLD, false, "dim d spanning the world vs MPI_COMM_WORLD", __LINE__);
-  ++test::checks;
-  if (contract::comm_name(ab.comm<"d">().native()) != "my_d")
-    test::fail(__FILE__, __LINE__, "dim d is named '" + contract::comm_name(ab.comm<"d">().native()) + "', expected my_d");
+  CHECK_MESSAGE(contract::comm_name(ab.comm<"d">().native()) == "my_d",
+                ("dim d is named '" + contract::comm_name(ab.comm<"d">().native()) + "', expected my_d"));
   auto fd = ab.flatten<"a_d", "a", "d">();  // the groups of d, default options: not d's (named my_d)
   expect_cmp(fd.comm<"a_d">().native(), ab.comm<"d">().native(), false, "a_d (default options) vs d (named my_d)",
              __LINE__);
@@ -149,26 +144,22 @@ void share(const C& world) {
   expect_sum<"a_d">(fd, 7, __LINE__);
 }
 
+/// A scenario's frame: 4 ranks that start together and meet again at the end (also when
+/// the test case throws).
+struct scenario {
+  C world = dm::mpi::world();
+  scenario() {
+    me = world.rank();
+    contract::require_ranks(4);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  scenario(const scenario&) = delete;
+  scenario& operator=(const scenario&) = delete;
+  ~scenario() { MPI_Barrier(MPI_COMM_WORLD); }
+};
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv);
-  const std::string scenario = argc > 1 ? argv[1] : "";
-  const auto world = dm::mpi::world();
-  me = world.rank();
-  if (!contract::require_ranks(4, "contract_options")) return 2;
-  const auto t = contract::catch_all([&] {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (scenario == "check_collectives")
-      check_collectives(world);
-    else if (scenario == "timeout")
-      timeout(world);
-    else if (scenario == "share")
-      share(world);
-    else
-      throw std::invalid_argument("unknown scenario '" + scenario + "'");
-  });
-  if (t.any) test::fail(__FILE__, __LINE__, "scenario " + scenario + " threw " + t.type + ": " + t.what);
-  MPI_Barrier(MPI_COMM_WORLD);
-  return test::finish(("contract.options." + scenario).c_str());
-}
+TEST_CASE_FIXTURE(scenario, "check_collectives") { check_collectives(world); }
+TEST_CASE_FIXTURE(scenario, "timeout") { timeout(world); }
+TEST_CASE_FIXTURE(scenario, "share") { share(world); }

@@ -133,35 +133,39 @@ void no_topology(const C& world) {
                     "options.topology = true");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv);
-  const std::string scenario = argc > 1 ? argv[1] : "";
-  const auto world = dm::mpi::world();
-  me = world.rank();
-  if (!contract::require_ranks(4, "contract_rank_map")) return 2;
-  const auto t = contract::catch_all([&] {
+/// A scenario's frame: 4 ranks that start together and meet again at the end (also when
+/// the test case throws).
+struct scenario {
+  C world = dm::mpi::world();
+  scenario() {
+    me = world.rank();
+    contract::require_ranks(4);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (scenario == "duplicate") duplicate(world);
-    else if (scenario == "out_of_range") out_of_range(world);
-    else if (scenario == "wrong_size") wrong_size(world);
-    else if (scenario == "one_rank_bad") one_rank_bad(world);
-    else if (scenario == "mismatch") mismatch(world);
-    else if (scenario == "from_comms") from_comms(world);
-    else if (scenario == "node_major_and_map") node_major_and_map(world);
-    else if (scenario == "node_major_alone") node_major_alone(world);
-    else if (scenario == "from_comms_node_major") from_comms_node_major(world);
-    else if (scenario == "unknown_intra_node") unknown_intra_node(world);
-    else if (scenario == "identity") identity(world);
-    else if (scenario == "no_topology") no_topology(world);
-    else throw std::invalid_argument("unknown scenario '" + scenario + "'");
-    // The world is still usable after every scenario.
+  }
+  scenario(const scenario&) = delete;
+  scenario& operator=(const scenario&) = delete;
+  ~scenario() { MPI_Barrier(MPI_COMM_WORLD); }
+
+  /// Runs the scenario; the world is still usable after it.
+  void run(void (*body)(const C&)) {
+    body(world);
     std::vector<int> v{1};
     world.all_reduce(v.data(), v.data(), 1, dm::op::sum);
     CHECK_EQ(v[0], 4);
-  });
-  if (t.any) test::fail(__FILE__, __LINE__, "scenario " + scenario + " threw " + t.type + ": " + t.what);
-  MPI_Barrier(MPI_COMM_WORLD);
-  return test::finish(("contract.rank_map." + scenario).c_str());
-}
+  }
+};
+
+}  // namespace
+
+TEST_CASE_FIXTURE(scenario, "duplicate") { run(duplicate); }
+TEST_CASE_FIXTURE(scenario, "out_of_range") { run(out_of_range); }
+TEST_CASE_FIXTURE(scenario, "wrong_size") { run(wrong_size); }
+TEST_CASE_FIXTURE(scenario, "one_rank_bad") { run(one_rank_bad); }
+TEST_CASE_FIXTURE(scenario, "mismatch") { run(mismatch); }
+TEST_CASE_FIXTURE(scenario, "from_comms") { run(from_comms); }
+TEST_CASE_FIXTURE(scenario, "node_major_and_map") { run(node_major_and_map); }
+TEST_CASE_FIXTURE(scenario, "node_major_alone") { run(node_major_alone); }
+TEST_CASE_FIXTURE(scenario, "from_comms_node_major") { run(from_comms_node_major); }
+TEST_CASE_FIXTURE(scenario, "unknown_intra_node") { run(unknown_intra_node); }
+TEST_CASE_FIXTURE(scenario, "identity") { run(identity); }
+TEST_CASE_FIXTURE(scenario, "no_topology") { run(no_topology); }

@@ -1,8 +1,10 @@
 // The consistency check's digest: SHA-256 against the FIPS 180-4 / NIST example vectors
 // (compile time and run time), and the property the check relies on: descriptors that a
 // 64-bit FNV-1a hash could be made to confuse are told apart.
-#include <cstdio>
 #include <string>
+
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
 
 #include <devmesh/runtime/digest.hpp>
 
@@ -16,25 +18,22 @@ static_assert(dm::sha256("") == dm::digest{0xe3b0c44298fc1c14ULL, 0x9afbf4c8996f
 static_assert(dm::sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
               dm::digest{0x248d6a61d20638b8ULL, 0xe5c026930c3e6039ULL, 0xa33ce45964ff2167ULL, 0xf6ecedd419db06c1ULL});
 
-int main() {
-  int failed = 0;
-  auto check = [&](bool ok, const char* what) {
-    if (!ok) {
-      std::printf("FAILED: %s\n", what);
-      ++failed;
-    }
-  };
-  // One million 'a' (NIST's long example): many blocks at run time.
-  check(dm::sha256(std::string(1000000, 'a')) ==
-            dm::digest{0xcdc76e5c9914fb92ULL, 0x81a1c7e284d73e67ULL, 0xf1809a48a497200eULL, 0x046d39ccc7112cd0ULL},
-        "sha256 of one million 'a'");
-  // Padding boundaries: 55, 56, 63, 64 and 65 bytes give distinct digests and differ from
-  // their neighbours by one byte.
-  for (std::size_t n : {55u, 56u, 63u, 64u, 65u})
-    check(dm::sha256(std::string(n, 'x')) != dm::sha256(std::string(n + 1, 'x')), "padding boundary");
-  // Two meshes whose descriptors differ only in the order of their sizes.
-  check(dm::sha256("mesh((dp=4, tp=2), stride=(2, 1))") != dm::sha256("mesh((dp=2, tp=4), stride=(4, 1))"),
-        "two meshes");
-  std::printf("%d passed, %d failed\n", 8 - failed, failed);
-  return failed ? 1 : 0;
+// One million 'a' (NIST's long example): many blocks at run time.
+TEST_CASE("sha256 of one million 'a'") {
+  CHECK(dm::sha256(std::string(1000000, 'a')) ==
+        dm::digest{0xcdc76e5c9914fb92ULL, 0x81a1c7e284d73e67ULL, 0xf1809a48a497200eULL, 0x046d39ccc7112cd0ULL});
+}
+
+// Padding boundaries: 55, 56, 63, 64 and 65 bytes give distinct digests and differ from
+// their neighbours by one byte.
+TEST_CASE("padding boundaries") {
+  for (std::size_t n : {55u, 56u, 63u, 64u, 65u}) {
+    CAPTURE(n);
+    CHECK(dm::sha256(std::string(n, 'x')) != dm::sha256(std::string(n + 1, 'x')));
+  }
+}
+
+// Two meshes whose descriptors differ only in the order of their sizes.
+TEST_CASE("two meshes") {
+  CHECK(dm::sha256("mesh((dp=4, tp=2), stride=(2, 1))") != dm::sha256("mesh((dp=2, tp=4), stride=(4, 1))"));
 }

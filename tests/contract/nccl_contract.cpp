@@ -45,8 +45,9 @@
 //   all_reduce_overlap   all_reduce with recv = send + 1 element (partially overlapping):
 //                   NCCL is given a copy of send, and the result is right.
 //
-// The world is made inside run() and dies before test::finish (every handle gone, the
-// double's counters must be back to zero); the double fails the process at exit on a leak.
+// Each scenario is the test case of that name (--test-case=<scenario>). The world is made
+// inside run() and dies before its last checks (every handle gone, the double's counters must
+// be back to zero); the double fails the process at exit on a leak.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -163,10 +164,8 @@ bool set_share(T& o, bool v) {
   }
 }
 bool field(bool present, const char* name) {
-  ++test::checks;
-  if (!present)
-    test::fail(__FILE__, __LINE__, std::string("dm::device_mesh_options<dm::nccl::communicator> has no field '") + name +
-                                       "' (the contract of issue 9)");
+  CHECK_MESSAGE(present, (std::string("dm::device_mesh_options<dm::nccl::communicator> has no field '") + name +
+                          "' (the contract of issue 9)"));
   return present;
 }
 
@@ -192,12 +191,11 @@ using named = std::vector<std::pair<std::string, ncclComm_t>>;
 
 void expect_pairwise_distinct(const named& a, const std::string& where, int line) {
   for (std::size_t i = 0; i < a.size(); ++i) {
-    ++test::checks;
-    if (!a[i].second) test::fail(__FILE__, line, where + ": dim '" + a[i].first + "' has no ncclComm_t");
+    test::check_at(a[i].second, __FILE__, line, "a[i].second",
+                   where + ": dim '" + a[i].first + "' has no ncclComm_t");
     for (std::size_t j = i + 1; j < a.size(); ++j) {
-      ++test::checks;
-      if (a[i].second == a[j].second)
-        test::fail(__FILE__, line, where + ": '" + a[i].first + "' and '" + a[j].first + "' are the same ncclComm_t");
+      test::check_at(a[i].second != a[j].second, __FILE__, line, "a[i].second != a[j].second",
+                     where + ": '" + a[i].first + "' and '" + a[j].first + "' are the same ncclComm_t");
     }
   }
 }
@@ -208,21 +206,19 @@ void expect_members(const C& c, const Group& g, const std::string& what, int lin
   std::vector<int> want;
   for (int r : g) want.push_back(r);
   const auto got = members(c.native());
-  ++test::checks;
-  if (got != want || c.size() != static_cast<int>(want.size()))
-    test::fail(__FILE__, line, what + ": members " + ranks_text(got) + " (size " + std::to_string(c.size()) +
-                                   "), expected " + ranks_text(want));
+  test::check_at(got == want && c.size() == static_cast<int>(want.size()), __FILE__, line,
+                 "got == want && c.size() == want.size()",
+                 what + ": members " + ranks_text(got) + " (size " + std::to_string(c.size()) + "), expected " +
+                     ranks_text(want));
 }
 
 /// opts().name of the dim's communicator and the commName the double received.
 void expect_name(const C& c, const std::string& expected, const std::string& what, int line) {
-  ++test::checks;
-  if (c.opts().name != expected)
-    test::fail(__FILE__, line, what + ": opts().name is '" + c.opts().name + "', expected '" + expected + "'");
-  ++test::checks;
+  test::check_at(c.opts().name == expected, __FILE__, line, "c.opts().name == expected",
+                 what + ": opts().name is '" + c.opts().name + "', expected '" + expected + "'");
   const std::string seen = info_of(c.native()).comm_name;
-  if (seen != expected)
-    test::fail(__FILE__, line, what + ": NCCL saw commName '" + seen + "', expected '" + expected + "'");
+  test::check_at(seen == expected, __FILE__, line, "seen == expected",
+                 what + ": NCCL saw commName '" + seen + "', expected '" + expected + "'");
 }
 
 /// all_reduce(sum) of longs on dim N of m, against the layout's group.
@@ -233,11 +229,10 @@ void expect_sum(const M& m, long salt, int line) {
   m.template all_reduce<N>(std::span(v), dm::op::sum);
   long e0 = 0, e1 = 0;
   for (int r : g) e0 += r + 1 + salt, e1 += 2L * (r + 1) + salt;
-  ++test::checks;
-  if (v[0] != e0 || v[1] != e1 || v[2] != 7L * g.size())
-    test::fail(__FILE__, line, "all_reduce on '" + std::string(N.view()) + "': got " + std::to_string(v[0]) + "," +
-                                   std::to_string(v[1]) + "," + std::to_string(v[2]) + ", expected " +
-                                   std::to_string(e0) + "," + std::to_string(e1) + "," + std::to_string(7L * g.size()));
+  test::check_at(v[0] == e0 && v[1] == e1 && v[2] == 7L * g.size(), __FILE__, line, "expect_sum",
+                 "all_reduce on '" + std::string(N.view()) + "': got " + std::to_string(v[0]) + "," +
+                     std::to_string(v[1]) + "," + std::to_string(v[2]) + ", expected " + std::to_string(e0) + "," +
+                     std::to_string(e1) + "," + std::to_string(7L * g.size()));
 }
 
 // ---- 1. distinct communicators, names ------------------------------------------------------
@@ -308,18 +303,14 @@ void distinct(const C& world, bool lazy) {
                      {"dp_cp", f2.comm<"dp_cp">().native()},
                      {"all", all2.comm<"all">().native()}};
   for (const auto& [n1, c1] : first)
-    for (const auto& [n2, c2] : second) {
-      ++test::checks;
-      if (c1 == c2)
-        test::fail(__FILE__, __LINE__, mode + "two meshes over one world: first's '" + n1 + "' is second's '" + n2 + "'");
-    }
+    for (const auto& [n2, c2] : second)
+      CHECK_MESSAGE(c1 != c2, (mode + "two meshes over one world: first's '" + n1 + "' is second's '" + n2 + "'"));
   expect_sum<"cp">(again, 7, __LINE__);
   expect_sum<"dp_cp">(f2, 8, __LINE__);
   expect_sum<"all">(all2, 9, __LINE__);
 
   // The world itself is untouched and still works (its own all_reduce, on device = host memory).
-  ++test::checks;
-  if (world.native() != w) test::fail(__FILE__, __LINE__, mode + "the world's ncclComm_t changed");
+  CHECK_MESSAGE(world.native() == w, (mode + "the world's ncclComm_t changed"));
   std::vector<int> wv{me + 1};
   world.all_reduce(wv.data(), wv.data(), 1, dm::op::sum, nullptr);
   CHECK_EQ(wv[0], 10);
@@ -332,8 +323,8 @@ void share(const C& world) {
   if (!field(set_share(o, true), "share_equal_groups")) return;
   const ncclComm_t w = world.native();
   auto expect_same = [](ncclComm_t x, ncclComm_t y, bool same, const std::string& what, int line) {
-    ++test::checks;
-    if ((x == y) != same) test::fail(__FILE__, line, what + (same ? ": not shared" : ": shared"));
+    test::check_at((x == y) == same, __FILE__, line, "(x == y) == same",
+                   what + (same ? ": not shared" : ": shared"));
   };
   auto mesh = dm::init_device_mesh(world, m3(1, 2, 2), o);
   auto f = mesh.flatten<"dp_cp", "dp", "cp">();
@@ -449,8 +440,7 @@ void still_usable(const M& all, int salt) {
       expect_sum<"dp">(all, salt + 20 + round, __LINE__);
     }
   });
-  ++test::checks;
-  if (t.any) test::fail(__FILE__, __LINE__, "a correct all_reduce after the mismatch threw " + t.type + ": " + t.what);
+  CHECK_MESSAGE(!t.any, ("a correct all_reduce after the mismatch threw " + t.type + ": " + t.what));
 }
 
 /// One mismatch of kind k on dim N, with world rank `odd_rank` calling the odd version.
@@ -471,16 +461,12 @@ void mismatch(const M& all, const kind& k, int odd_rank) {
   if (in_odd_group) {
     const char* mine = me == odd_rank ? k.odd_call : k.normal_call;
     EXPECT_MESH_ERROR(t, where, "devmesh: ", mine, "disagree");
-    ++test::checks;
-    if (t.mesh_error && !contract::has_word(t.what, k.word))
-      test::fail(__FILE__, __LINE__, where + ": the message does not name '" + k.word + "': " + t.what);
+    CHECK_MESSAGE((!t.mesh_error || contract::has_word(t.what, k.word)),
+                  (where + ": the message does not name '" + k.word + "': " + t.what));
     if (me == odd_rank || me == 0) contract::show(where, t.what);
   } else {
-    ++test::checks;
-    if (t.any)
-      test::fail(__FILE__, __LINE__, where + ": a rank of the agreeing group threw " + t.type + ": " + t.what);
-    else if (!result.empty())
-      test::fail(__FILE__, __LINE__, where + ": a rank of the agreeing group got a wrong result: " + result);
+    CHECK_MESSAGE(!t.any, (where + ": a rank of the agreeing group threw " + t.type + ": " + t.what));
+    if (!t.any) CHECK_MESSAGE(result.empty(), (where + ": a rank of the agreeing group got a wrong result: " + result));
   }
   still_usable(all, odd_rank * 100);
 }
@@ -492,8 +478,7 @@ void equal(const M& all) {
     const int n = g.size(), idx = g.index_of(me);
     const std::string dim(N.view());
     auto expect = [&](bool ok, const std::string& what) {
-      ++test::checks;
-      if (!ok) test::fail(__FILE__, __LINE__, "check mode, equal arguments, " + what + " on '" + dim + "' is wrong");
+      CHECK_MESSAGE(ok, ("check mode, equal arguments, " + what + " on '" + dim + "' is wrong"));
     };
     int s = 0;
     for (int r : g) s += r;
@@ -568,10 +553,8 @@ void checks(const C& world, const std::string& scenario) {
   auto all = mesh.flatten<"all">();
   // The dims' communicators are NCCL split children with host channels: the check's
   // all-reduce runs on the host, never through a device buffer.
-  for (const C* c : {&all.comm<"all">(), &all.comm<"tp">(), &all.comm<"dp">()}) {
-    ++test::checks;
-    if (!c->has_host_channel()) test::fail(__FILE__, __LINE__, "a dim's communicator has no host channel");
-  }
+  for (const C* c : {&all.comm<"all">(), &all.comm<"tp">(), &all.comm<"dp">()})
+    CHECK_MESSAGE(c->has_host_channel(), "a dim's communicator has no host channel");
   const std::string k = scenario.substr(std::string("check_").size());
   if (k == "equal") return equal(all);
   for (const kind& x : kinds)
@@ -595,11 +578,10 @@ void check_option(const C& world) {
                       "count");
     if (me <= 1) contract::show("check_option", t.what);
   } else {
-    ++test::checks;
-    if (t.any) test::fail(__FILE__, __LINE__, "the agreeing tp group threw " + t.type + ": " + t.what);
+    CHECK_MESSAGE(!t.any, ("the agreeing tp group threw " + t.type + ": " + t.what));
     int e = 0;
     for (int r : g) e += r;
-    CHECK(v[0] == e && v[7] == e);
+    CHECK((v[0] == e && v[7] == e));
   }
   for (int round = 0; round < 3; ++round) {
     expect_sum<"tp">(mesh, round, __LINE__);
@@ -649,8 +631,7 @@ void deadline_other_mesh(const C& world) {
     auto fb = b.flatten<"all">();
     expect_sum<"all">(fb, 4, __LINE__);
   });
-  ++test::checks;
-  if (t.any) test::fail(__FILE__, __LINE__, "B.flatten, every rank taking part, after A's time-out threw " + t.type + ": " + t.what);
+  CHECK_MESSAGE(!t.any, ("B.flatten, every rank taking part, after A's time-out threw " + t.type + ": " + t.what));
   contract::show("B.flatten after A's time-out", t.what);
   // Every rank is done with the world's channel before anything is freed (a parked operation
   // on a freed communicator that a late rank then matches crashes OpenMPI's progress engine).
@@ -662,13 +643,11 @@ int value(int rank, std::size_t i) { return rank * 1'000'003 + static_cast<int>(
 
 /// After one shift: ncclSend never read a byte that ncclRecv wrote.
 void expect_send_apart(const std::string& what, int line) {
-  ++test::checks;
+  bool apart = true;
   for (const auto& s : p2p.sends)
-    for (const auto& r : p2p.recvs)
-      if (s.overlaps(r)) {
-        test::fail(__FILE__, line, what + ": ncclSend reads the buffer ncclRecv writes (no copy was sent)");
-        return;
-      }
+    for (const auto& r : p2p.recvs) apart = apart && !s.overlaps(r);
+  test::check_at(apart, __FILE__, line, "expect_send_apart",
+                 what + ": ncclSend reads the buffer ncclRecv writes (no copy was sent)");
 }
 
 template <dm::fixed_string N, class M>
@@ -691,12 +670,9 @@ void shift_aliased_on(const M& m) {
         std::size_t bad = 0, first = count;
         for (std::size_t i = 0; i < count; ++i)
           if (buf[i] != value(src, i)) bad += 1, first = std::min(first, i);
-        ++test::checks;
-        if (bad)
-          test::fail(__FILE__, __LINE__,
-                     what + ": " + std::to_string(bad) + " wrong elements, element " + std::to_string(first) + " is " +
-                         std::to_string(buf[first]) + " (from rank " + std::to_string(buf[first] / 1'000'003) +
-                         "), expected from rank " + std::to_string(src));
+        CHECK_MESSAGE(!bad, (what + ": " + std::to_string(bad) + " wrong elements, element " + std::to_string(first) +
+                             " is " + std::to_string(buf[first]) + " (from rank " +
+                             std::to_string(buf[first] / 1'000'003) + "), expected from rank " + std::to_string(src)));
         expect_send_apart(what, __LINE__);
       }
     }
@@ -732,25 +708,19 @@ void shift_overlap(const C& world) {
                          true);
       });
       p2p.on = false;
-      ++test::checks;
-      if (t.any) {
-        test::fail(__FILE__, __LINE__, what + ": threw " + t.type + ": " + t.what);
-        continue;
-      }
+      CHECK_MESSAGE(!t.any, (what + ": threw " + t.type + ": " + t.what));
+      if (t.any) continue;
       std::size_t bad = 0, first = count;
       for (std::size_t i = 0; i < count; ++i)
         if (buf[recv_at + i] != value(src, i)) bad += 1, first = std::min(first, i);
-      if (bad)
-        test::fail(__FILE__, __LINE__,
-                   what + ": " + std::to_string(bad) + " wrong elements, element " + std::to_string(first) + " is " +
-                       std::to_string(buf[recv_at + first]) + ", expected " + std::to_string(value(src, first)));
+      CHECK_MESSAGE(!bad, (what + ": " + std::to_string(bad) + " wrong elements, element " + std::to_string(first) +
+                           " is " + std::to_string(buf[recv_at + first]) + ", expected " +
+                           std::to_string(value(src, first))));
       // The part of the buffer outside recv keeps this rank's own data.
-      ++test::checks;
-      for (std::size_t i = 0; i < buf.size(); ++i)
-        if ((i < recv_at || i >= recv_at + count) && buf[i] != before[i]) {
-          test::fail(__FILE__, __LINE__, what + ": element " + std::to_string(i) + " outside recv changed");
-          break;
-        }
+      std::size_t changed = buf.size();
+      for (std::size_t i = 0; i < buf.size() && changed == buf.size(); ++i)
+        if ((i < recv_at || i >= recv_at + count) && buf[i] != before[i]) changed = i;
+      CHECK_MESSAGE(changed == buf.size(), (what + ": element " + std::to_string(changed) + " outside recv changed"));
       expect_send_apart(what, __LINE__);
     }
   }
@@ -768,13 +738,14 @@ void refuse_avg(const M& mesh, const char* type) {
   auto expect_refused = [&](const std::string& call, auto&& f) {
     const auto t = contract::catch_all(f);
     const std::string what = call + " with op::avg on " + type;
-    ++test::checks;
+    std::string problem;
     if (!t.any)
-      test::fail(__FILE__, __LINE__, what + ": did not throw");
+      problem = ": did not throw";
     else if (t.type != "comm_error")
-      test::fail(__FILE__, __LINE__, what + ": threw " + t.type + ", not comm_error: " + t.what);
+      problem = ": threw " + t.type + ", not comm_error: " + t.what;
     else if (!contract::contains(t.what, "op::avg on an integer type"))
-      test::fail(__FILE__, __LINE__, what + ": no 'op::avg on an integer type' in: " + t.what);
+      problem = ": no 'op::avg on an integer type' in: " + t.what;
+    CHECK_MESSAGE(problem.empty(), (what + problem));
     if (me == 0 && t.any && call == "all_reduce") contract::show(what, t.what);
   };
   expect_refused("all_reduce", [&] { mesh.template all_reduce<"all">(std::span(v), dm::op::avg); });
@@ -785,13 +756,12 @@ void refuse_avg(const M& mesh, const char* type) {
                  [&] { mesh.template reduce_scatter<"all">(std::span<const T>(send), std::span(out), dm::op::avg); });
   // No NCCL call was made (the double records every collective and point-to-point call).
   const auto after = devmesh_fake_nccl_last_call();
-  ++test::checks;
-  if (std::string(after.name) != before_name || after.count != before.count || after.datatype != before.datatype)
-    test::fail(__FILE__, __LINE__, std::string("op::avg on ") + type + ": NCCL was called (" + after.name + ", count " +
-                                       std::to_string(after.count) + ") before the refusal");
-  ++test::checks;
-  if (v != std::vector<T>(4, static_cast<T>(me + 1)))
-    test::fail(__FILE__, __LINE__, std::string("op::avg on ") + type + ": the buffer changed");
+  CHECK_MESSAGE((std::string(after.name) == before_name && after.count == before.count &&
+                 after.datatype == before.datatype),
+                (std::string("op::avg on ") + type + ": NCCL was called (" + after.name + ", count " +
+                 std::to_string(after.count) + ") before the refusal"));
+  CHECK_MESSAGE(v == std::vector<T>(4, static_cast<T>(me + 1)),
+                (std::string("op::avg on ") + type + ": the buffer changed"));
 }
 
 void avg(const C& world) {
@@ -800,7 +770,7 @@ void avg(const C& world) {
   // A distinctive last call: 3 floats summed on "all".
   std::vector<float> mark{1.f, 2.f, 3.f};
   all.all_reduce<"all">(std::span(mark), dm::op::sum);
-  CHECK(mark[0] == 4.f && mark[2] == 12.f);
+  CHECK((mark[0] == 4.f && mark[2] == 12.f));
   refuse_avg<int>(all, "int");
   refuse_avg<long>(all, "long");
   refuse_avg<unsigned>(all, "unsigned");
@@ -810,7 +780,7 @@ void avg(const C& world) {
   {
     std::vector<float> f{static_cast<float>(me), 2.f * static_cast<float>(me) + 1.f};
     all.all_reduce<"all">(std::span(f), dm::op::avg);
-    CHECK(f[0] == 1.5f && f[1] == 4.f);  // (0+1+2+3)/4, (1+3+5+7)/4
+    CHECK((f[0] == 1.5f && f[1] == 4.f));  // (0+1+2+3)/4, (1+3+5+7)/4
   }
   {
     const auto g = all.layout().group<"tp">(me);
@@ -843,66 +813,51 @@ void all_reduce_overlap(const C& world) {
     mesh.all_reduce<"tp">(std::span<const int>(buf.data(), count), std::span(buf.data() + 1, count), dm::op::sum);
     reductions.on = false;
     const std::string what = "all_reduce(send = buf, recv = buf + 1) of " + std::to_string(count) + " ints";
-    ++test::checks;
-    for (const auto& [s, r] : reductions.calls)
-      if (s.overlaps(r) && s.begin != r.begin) {
-        test::fail(__FILE__, __LINE__, what + ": ncclAllReduce got partially overlapping send and recv (no copy)");
-        break;
-      }
+    bool partial = false;
+    for (const auto& [s, r] : reductions.calls) partial = partial || (s.overlaps(r) && s.begin != r.begin);
+    CHECK_MESSAGE(!partial, (what + ": ncclAllReduce got partially overlapping send and recv (no copy)"));
     std::size_t bad = 0;
     for (std::size_t i = 0; i < count; ++i) {
       long e = 0;
       for (int r : g) e += value(r, i) % 1000;
       if (buf[1 + i] != e) ++bad;
     }
-    ++test::checks;
-    if (bad) test::fail(__FILE__, __LINE__, what + ": " + std::to_string(bad) + " wrong elements");
+    CHECK_MESSAGE(!bad, (what + ": " + std::to_string(bad) + " wrong elements"));
   }
 }
 
-void run(const std::string& scenario) {
-  auto world = dm::nccl::world(dm::mpi::world());
-  MPI_Barrier(MPI_COMM_WORLD);  // every rank starts the scenario together
-  if (scenario == "distinct")
-    distinct(world, false);
-  else if (scenario == "distinct_lazy")
-    distinct(world, true);
-  else if (scenario == "share")
-    share(world);
-  else if (scenario.rfind("check_", 0) == 0 && scenario != "check_option")
-    checks(world, scenario);
-  else if (scenario == "check_option")
-    check_option(world);
-  else if (scenario == "deadline_flatten")
-    deadline_flatten(world, false);
-  else if (scenario == "deadline_option")
-    deadline_flatten(world, true);
-  else if (scenario == "deadline_other_mesh")
-    deadline_other_mesh(world);
-  else if (scenario == "shift_aliased")
-    shift_aliased(world);
-  else if (scenario == "shift_overlap")
-    shift_overlap(world);
-  else if (scenario == "avg")
-    avg(world);
-  else if (scenario == "all_reduce_overlap")
-    all_reduce_overlap(world);
-  else
-    throw std::invalid_argument("unknown scenario '" + scenario + "'");
+/// One scenario over a fresh NCCL world (every rank starts together); then the rendezvous:
+/// every rank, the odd one included, gets here with every handle gone.
+void run(void (*scenario)(const C&)) {
+  me = test::world_rank();
+  contract::require_ranks(4);
+  const auto t = contract::catch_all([&] {
+    auto world = dm::nccl::world(dm::mpi::world());
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank starts the scenario together
+    scenario(world);
+  });
+  CHECK_MESSAGE(!t.any, ("the scenario threw " + t.type + ": " + t.what));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_EQ(devmesh_fake_nccl_live_comms(), 0);
+  CHECK_EQ(devmesh_fake_cuda_live_allocs(), 0);
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv);
-  const std::string scenario = argc > 1 ? argv[1] : "";
-  me = test::world_rank();
-  if (!contract::require_ranks(4, "contract_nccl")) return 2;
-  const auto t = contract::catch_all([&] { run(scenario); });
-  if (t.any) test::fail(__FILE__, __LINE__, "scenario " + scenario + " threw " + t.type + ": " + t.what);
-  // The rendezvous: every rank, the odd one included, gets here; every handle is gone.
-  MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_EQ(devmesh_fake_nccl_live_comms(), 0);
-  CHECK_EQ(devmesh_fake_cuda_live_allocs(), 0);
-  return test::finish(("contract.nccl." + scenario).c_str());
-}
+TEST_CASE("distinct") { run([](const C& w) { distinct(w, false); }); }
+TEST_CASE("distinct_lazy") { run([](const C& w) { distinct(w, true); }); }
+TEST_CASE("share") { run(share); }
+TEST_CASE("check_count") { run([](const C& w) { checks(w, "check_count"); }); }
+TEST_CASE("check_op") { run([](const C& w) { checks(w, "check_op"); }); }
+TEST_CASE("check_bcast_root") { run([](const C& w) { checks(w, "check_bcast_root"); }); }
+TEST_CASE("check_reduce_root") { run([](const C& w) { checks(w, "check_reduce_root"); }); }
+TEST_CASE("check_type") { run([](const C& w) { checks(w, "check_type"); }); }
+TEST_CASE("check_equal") { run([](const C& w) { checks(w, "check_equal"); }); }
+TEST_CASE("check_option") { run(check_option); }
+TEST_CASE("deadline_flatten") { run([](const C& w) { deadline_flatten(w, false); }); }
+TEST_CASE("deadline_option") { run([](const C& w) { deadline_flatten(w, true); }); }
+TEST_CASE("deadline_other_mesh") { run(deadline_other_mesh); }
+TEST_CASE("shift_aliased") { run(shift_aliased); }
+TEST_CASE("shift_overlap") { run(shift_overlap); }
+TEST_CASE("avg") { run(avg); }
+TEST_CASE("all_reduce_overlap") { run(all_reduce_overlap); }

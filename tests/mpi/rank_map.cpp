@@ -19,7 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "check.hpp"
+#include <devmesh/devmesh.hpp>
+
+#include "mpi_doctest.hpp"
 
 namespace dm = devmesh;
 using namespace dm::literals;
@@ -97,8 +99,7 @@ void check_dim(const M& mesh, const model& mo, const std::vector<int>& S, const 
   CHECK_EQ(mesh.local_rank(N.view()), idx);
   std::vector<int> members(expected.size(), -1);
   MPI_Allgather(&me, 1, MPI_INT, members.data(), 1, MPI_INT, c.native());
-  if (members != expected) test::fail(__FILE__, __LINE__, what + ": members " + show(members) + ", expected " + show(expected));
-  ++test::checks;
+  CHECK_MESSAGE(members == expected, (what + ": members " + show(members) + ", expected " + show(expected)));
   std::vector<long> v{me, 1};
   mesh.template all_reduce<N>(std::span(v), dm::op::sum);
   CHECK_EQ(v[0], std::accumulate(expected.begin(), expected.end(), 0L));
@@ -106,9 +107,7 @@ void check_dim(const M& mesh, const model& mo, const std::vector<int>& S, const 
   std::vector<int> gathered(expected.size(), -1);
   const std::vector<int> mine{me};
   mesh.template all_gather<N>(std::span<const int>(mine), std::span(gathered));
-  if (gathered != expected)
-    test::fail(__FILE__, __LINE__, what + ": all_gather " + show(gathered) + ", expected " + show(expected));
-  ++test::checks;
+  CHECK_MESSAGE(gathered == expected, (what + ": all_gather " + show(gathered) + ", expected " + show(expected)));
 }
 
 /// Everything about a (dp, cp, tp) mesh over map `mo`, members and non-members.
@@ -117,7 +116,7 @@ void check_mesh3(const M& mesh, const model& mo, const std::string& label) {
   const int p = mo.position_of(me);
   CHECK_EQ(mesh.is_member(), p >= 0);
   CHECK_EQ(mesh.rank(), me);
-  CHECK(mesh.rank_map() == mo.map || (mesh.rank_map().empty() && mo.map == dm::rank_range(0, mo.positions())));
+  CHECK((mesh.rank_map() == mo.map || (mesh.rank_map().empty() && mo.map == dm::rank_range(0, mo.positions()))));
   if (p < 0) {
     CHECK(!mesh.coordinate().has_value());
     std::string msg;
@@ -127,7 +126,7 @@ void check_mesh3(const M& mesh, const model& mo, const std::string& label) {
       msg = e.what();
     }
     CHECK(contains(msg, "is not a member of this mesh"));
-    CHECK(contains(msg, "rank map holds world ranks") || mesh.rank_map().empty());
+    CHECK((contains(msg, "rank map holds world ranks") || mesh.rank_map().empty()));
     return;
   }
   CHECK_EQ(mesh.position(), p);
@@ -255,25 +254,42 @@ std::vector<int> permutation(int n, unsigned seed) {
   return v;
 }
 
+/// The world, with `me` set to this rank.
+C world_here() {
+  C world = dm::mpi::world();
+  me = world.rank();
+  return world;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv);
-  auto world = dm::mpi::world();
-  me = world.rank();
-  const int w = world.size();
-  for (unsigned seed : {1u, 7u, 2024u}) run_map(world, permutation(w, seed), "permutation " + std::to_string(seed));
-  std::vector<int> reversed = dm::rank_range(0, w);
+TEST_CASE("seeded random permutations, the same on every rank") {
+  C world = world_here();
+  for (unsigned seed : {1u, 7u, 2024u})
+    run_map(world, permutation(world.size(), seed), "permutation " + std::to_string(seed));
+}
+
+TEST_CASE("the reversed order and the identity") {
+  C world = world_here();
+  std::vector<int> reversed = dm::rank_range(0, world.size());
   std::reverse(reversed.begin(), reversed.end());
   run_map(world, reversed, "reversed");
-  run_map(world, dm::rank_range(0, w), "identity");
-  if (w >= 2) {
-    run_map(world, dm::rank_range(w / 2, w - w / 2), "offset");  // world ranks [0, w/2) are not members
-    std::vector<int> part = permutation(w, 99);
-    part.resize(static_cast<std::size_t>(w / 2));  // w/2 world ranks in random order
-    run_map(world, part, "smaller, shuffled");
-  }
+  run_map(world, dm::rank_range(0, world.size()), "identity");
+}
+
+TEST_CASE("a mesh at an offset, and a map smaller than the world in random order") {
+  C world = world_here();
+  const int w = world.size();
+  if (w < 2) return;
+  run_map(world, dm::rank_range(w / 2, w - w / 2), "offset");  // world ranks [0, w/2) are not members
+  std::vector<int> part = permutation(w, 99);
+  part.resize(static_cast<std::size_t>(w / 2));  // w/2 world ranks in random order
+  run_map(world, part, "smaller, shuffled");
+}
+
+TEST_CASE("from_comms with a map: valid, and wrongly grouped members (every rank throws)") {
+  C world = world_here();
+  const int w = world.size();
   from_comms_with_map(world, permutation(w, 5), "permutation");
   if (w >= 2) from_comms_with_map(world, dm::rank_range(w / 2, w - w / 2), "offset");
-  return test::finish("mpi.rank_map");
 }

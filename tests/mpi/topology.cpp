@@ -2,7 +2,7 @@
 //
 // Run with no argument: no DEVMESH_NODE_ID, the machine's nodes (every rank on one host is
 // one node). Run by with_node_id.sh <mode>, which sets DEVMESH_NODE_ID per rank and passes
-// the mode as argv[1]: block (rank / 4), round_robin (rank % 2), four_nodes (rank % 4),
+// the mode as the program's argument (test::arg(0)): block (rank / 4), round_robin (rank % 2), four_nodes (rank % 4),
 // numbering (100 - rank % 2), mixed (ranks 0-3 set, the others not), invalid (the last
 // rank has a malformed value: every rank must throw).
 #include <algorithm>
@@ -14,10 +14,11 @@
 #include <string>
 #include <vector>
 
+#include <devmesh/devmesh.hpp>
 #include <devmesh/mpi/node.hpp>
 #include <devmesh/runtime/topology.hpp>
 
-#include "check.hpp"
+#include "mpi_doctest.hpp"
 
 namespace dm = devmesh;
 
@@ -67,17 +68,19 @@ void check_mesh_on_nodes(const std::string& mode, const std::vector<int>& nodes)
   const mesh24 m{};
   if (mode == "block") {
     const auto t = dm::check_intra_node<"tp">(m, nodes);
-    CHECK(t["tp"].intra_node() && !t["dp"].intra_node() && t.nodes == 2);
+    CHECK((t["tp"].intra_node() && !t["dp"].intra_node() && t.nodes == 2));
     CHECK(dm::node_major_rank_map<"tp">(m, nodes) == std::vector<int>({0, 1, 2, 3, 4, 5, 6, 7}));
   } else if (mode == "round_robin") {
-    CHECK_THROWS_WITH(dm::mesh_error, dm::check_intra_node<"tp">(m, nodes),
-                      "the groups of 'tp' span up to 2 nodes (2 of 2 groups cross nodes)");
+    CHECK_THROWS_WITH_AS(dm::check_intra_node<"tp">(m, nodes),
+                         doctest::Contains("the groups of 'tp' span up to 2 nodes (2 of 2 groups cross nodes)"),
+                         dm::mesh_error);
     const auto map = dm::node_major_rank_map<"tp">(m, nodes);
     CHECK(map == std::vector<int>({0, 2, 4, 6, 1, 3, 5, 7}));
     CHECK(dm::check_intra_node<"tp">(m, nodes, map)["tp"].intra_node());
   } else if (mode == "four_nodes") {
-    CHECK_THROWS_WITH(dm::mesh_error, dm::node_major_rank_map<"tp">(m, nodes),
-                      "a group of 'tp' has 4 ranks, more than the 2 ranks of a node");
+    CHECK_THROWS_WITH_AS(dm::node_major_rank_map<"tp">(m, nodes),
+                         doctest::Contains("a group of 'tp' has 4 ranks, more than the 2 ranks of a node"),
+                         dm::mesh_error);
     using mesh42 = dm::mesh<dm::dim<"dp", 4>, dm::dim<"tp", 2>>;
     const auto map = dm::node_major_rank_map<"tp">(mesh42{}, nodes);
     CHECK(dm::check_intra_node<"tp">(mesh42{}, nodes, map)["tp"].intra_node());
@@ -89,8 +92,9 @@ void check_mesh_on_nodes(const std::string& mode, const std::vector<int>& nodes)
 void check_parsing(const dm::mpi::communicator& world) {
   for (const char* bad : {"-1", "1.5", " 1", "+1", "1x", "99999999999", "0x10"}) {
     setenv("DEVMESH_NODE_ID", bad, 1);
-    CHECK_THROWS_WITH(dm::mesh_error, dm::mpi::node_of_ranks(world),
-                      "DEVMESH_NODE_ID='" + std::string(bad) + "' is not a node id");
+    CHECK_THROWS_WITH_AS(dm::mpi::node_of_ranks(world),
+                         test::containing("DEVMESH_NODE_ID='" + std::string(bad) + "' is not a node id"),
+                         dm::mesh_error);
   }
   setenv("DEVMESH_NODE_ID", "007", 1);
   CHECK(dm::mpi::node_of_ranks(world) == std::vector<int>(static_cast<std::size_t>(world.size()), 0));
@@ -98,32 +102,43 @@ void check_parsing(const dm::mpi::communicator& world) {
   CHECK(dm::mpi::node_of_ranks(world) == nodes_by_host(world));
   unsetenv("DEVMESH_NODE_ID");
 }
+
+/// The with_node_id.sh mode ("none" without one: then the machine's nodes, whatever ctest
+/// inherited).
+std::string mode() {
+  const std::string m = test::arg(0, "none");
+  if (m == "none") unsetenv("DEVMESH_NODE_ID");
+  return m;
+}
 }  // namespace
 
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv);
-  const std::string mode = argc > 1 ? argv[1] : "none";
-  if (mode == "none") unsetenv("DEVMESH_NODE_ID");  // the machine's nodes, whatever ctest inherited
+TEST_CASE("a malformed DEVMESH_NODE_ID on the last rank: every rank throws, naming it") {
+  if (mode() != "invalid") return;
   auto world = dm::mpi::world();
-  if (mode == "invalid") {
-    const std::string msg = CHECK_THROWS_WITH(dm::mesh_error, dm::mpi::node_of_ranks(world),
-                                              "DEVMESH_NODE_ID='x1' is not a node id (an integer >= 0");
-    const std::string who = "node_of_ranks failed on rank " + std::to_string(world.size() - 1) + " of " +
-                            std::to_string(world.size());
-    CHECK(msg.find(who) != std::string::npos);
-    return test::finish("mpi.topology.invalid");
-  }
+  const std::string msg = CHECK_THROWS_WHAT(dm::mesh_error, dm::mpi::node_of_ranks(world),
+                                            "DEVMESH_NODE_ID='x1' is not a node id (an integer >= 0");
+  const std::string who = "node_of_ranks failed on rank " + std::to_string(world.size() - 1) + " of " +
+                          std::to_string(world.size());
+  CHECK(msg.find(who) != std::string::npos);
+}
+
+TEST_CASE("the nodes of the ranks, and the topology of a mesh on them") {
+  const std::string m = mode();
+  if (m == "invalid") return;
+  auto world = dm::mpi::world();
   const std::vector<int> nodes = dm::mpi::node_of_ranks(world);
-  const std::vector<int> expected = expected_nodes(mode, world);
-  if (nodes != expected) test::fail(__FILE__, __LINE__, "nodes " + show(nodes) + ", expected " + show(expected));
-  ++test::checks;
+  const std::vector<int> expected = expected_nodes(m, world);
+  CHECK_MESSAGE(nodes == expected, ("nodes " + show(nodes) + ", expected " + show(expected)));
   // The same answer every time, within an explicit deadline, and the world is still usable.
   CHECK(dm::mpi::node_of_ranks(world, dm::deadline::after(std::chrono::seconds(60))) == nodes);
   std::vector<int> sum(1, 1);
   world.all_reduce(sum.data(), sum.data(), 1, dm::op::sum);
   CHECK_EQ(sum[0], world.size());
-  if (world.size() == 8) check_mesh_on_nodes(mode, nodes);
-  if (mode == "none") check_parsing(world);
-  if (world.rank() == 0 && world.size() == 8) std::printf("%s: nodes %s\n", mode.c_str(), show(nodes).c_str());
-  return test::finish(("mpi.topology." + mode).c_str());
+  if (world.size() == 8) check_mesh_on_nodes(m, nodes);
+  if (world.rank() == 0 && world.size() == 8) std::printf("%s: nodes %s\n", m.c_str(), show(nodes).c_str());
+}
+
+TEST_CASE("DEVMESH_NODE_ID parsing: malformed values throw everywhere, valid ones are one node") {
+  if (mode() != "none") return;
+  check_parsing(dm::mpi::world());
 }

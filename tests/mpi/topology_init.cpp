@@ -2,7 +2,8 @@
 // backend, and mesh.topology().
 //
 // Run with no argument (1-8 ranks): the machine's nodes, one here. Run by with_node_id.sh
-// <mode> on 8 ranks, which sets DEVMESH_NODE_ID per rank: block (rank / 4: 2 nodes of 4),
+// <mode> on 8 ranks (the mode becomes the program's argument, test::arg(0)), which sets
+// DEVMESH_NODE_ID per rank: block (rank / 4: 2 nodes of 4),
 // round_robin (rank % 2: 2 nodes of 4), four_nodes (rank % 4: 4 nodes of 2). Checks: the
 // requirement passes or fails as the placement says, on every rank, with the table and the
 // fix; node-major placement makes it pass under round-robin order and gives the expected map;
@@ -11,11 +12,15 @@
 // layout over the discovered nodes and the map.
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
+#include <utility>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "check.hpp"
+#include <devmesh/devmesh.hpp>
+
+#include "mpi_doctest.hpp"
 
 namespace dm = devmesh;
 using C = dm::mpi::communicator;
@@ -38,10 +43,9 @@ std::string expect_error(F&& f, std::initializer_list<std::string> needles, int 
   } catch (const dm::mesh_error& e) {
     msg = e.what();
   }
-  ++test::checks;
-  if (msg.empty()) test::fail(__FILE__, line, "did not throw");
+  test::check_at(!msg.empty(), __FILE__, line, "expect_error", "did not throw");
   for (const auto& n : needles)
-    if (!contains(msg, n)) test::fail(__FILE__, line, "no '" + n + "' in: " + msg);
+    test::check_at(contains(msg, n), __FILE__, line, "expect_error", "no '" + n + "' in: " + msg);
   return msg;
 }
 
@@ -81,7 +85,7 @@ void same_table(const M& mesh, const std::vector<int>& nodes) {
 void block(C& world, const std::vector<int>& nodes) {
   auto mesh = dm::init_device_mesh(world, mesh2(2, 4), intra({"tp"}));
   CHECK(mesh.rank_map().empty());
-  CHECK(mesh.topology()["tp"].intra_node() && !mesh.topology()["dp"].intra_node());
+  CHECK((mesh.topology()["tp"].intra_node() && !mesh.topology()["dp"].intra_node()));
   CHECK(dm::to_string(mesh.topology()) ==
         "8 ranks on 2 nodes, 4 ranks per node\n"
         "dim  size  groups  intra-node  max nodes/group  crossing groups\n"
@@ -124,7 +128,7 @@ void round_robin(C& world, const std::vector<int>& nodes) {
     tp_within_nodes(mesh, nodes);
     // Derived meshes share the map and the nodes.
     auto tp = mesh["tp"_dim];
-    CHECK(tp.topology()["tp"].intra_node() && tp.rank_map() == mesh.rank_map());
+    CHECK((tp.topology()["tp"].intra_node() && tp.rank_map() == mesh.rank_map()));
   }
   // A mesh smaller than the world: node-major over its world ranks [0, 4) (nodes 0,1,0,1).
   auto small = dm::init_device_mesh(world, mesh2(2, 2), intra({"tp"}, true));
@@ -135,7 +139,7 @@ void round_robin(C& world, const std::vector<int>& nodes) {
   O t;
   t.topology = true;
   auto plain = dm::init_device_mesh(world, mesh2(2, 4), t);
-  CHECK(plain.rank_map().empty() && !plain.topology()["tp"].intra_node() && plain.topology()["dp"].intra_node());
+  CHECK((plain.rank_map().empty() && !plain.topology()["tp"].intra_node() && plain.topology()["dp"].intra_node()));
   same_table(plain, nodes);
 }
 
@@ -167,24 +171,39 @@ void one_node(C& world, const std::vector<int>& nodes) {
                {"the ranks disagree on the device mesh", "topology"}, __LINE__);
 }
 
+/// The world, with `me` set, and the nodes of the with_node_id.sh mode, when that is `mode`
+/// ("none" without one: the machine's nodes, whatever ctest inherited); nullopt otherwise.
+std::optional<std::pair<C, std::vector<int>>> run_in(const std::string& mode) {
+  const std::string given = test::arg(0, "none");
+  if (given != mode) return std::nullopt;
+  if (mode == "none") unsetenv("DEVMESH_NODE_ID");
+  C world = dm::mpi::world();
+  me = world.rank();
+  if (mode != "none") REQUIRE_MESSAGE(world.size() == 8, ("mode " + mode + " runs on 8 ranks"));
+  std::vector<int> nodes = nodes_for(mode, world.size());
+  return std::pair{std::move(world), std::move(nodes)};
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv);
-  const std::string mode = argc > 1 ? argv[1] : "none";
-  if (mode == "none") unsetenv("DEVMESH_NODE_ID");
-  auto world = dm::mpi::world();
-  me = world.rank();
-  const std::vector<int> nodes = nodes_for(mode, world.size());
-  try {
-    if (mode == "none") one_node(world, nodes);
-    else if (world.size() != 8) test::fail(__FILE__, __LINE__, "mode " + mode + " runs on 8 ranks");
-    else if (mode == "block") block(world, nodes);
-    else if (mode == "round_robin") round_robin(world, nodes);
-    else if (mode == "four_nodes") four_nodes(world, nodes);
-    else test::fail(__FILE__, __LINE__, "unknown mode " + mode);
-  } catch (const std::exception& e) {
-    test::fail(__FILE__, __LINE__, std::string("unexpected exception: ") + e.what());
-  }
-  return test::finish(("mpi.topology_init." + mode).c_str());
+TEST_CASE("the with_node_id.sh mode is one of none, block, round_robin, four_nodes") {
+  const std::string mode = test::arg(0, "none");
+  CHECK_MESSAGE((mode == "none" || mode == "block" || mode == "round_robin" || mode == "four_nodes"),
+                ("unknown mode " + mode));
+}
+
+TEST_CASE("one machine: every group within the one node") {
+  if (auto r = run_in("none")) one_node(r->first, r->second);
+}
+
+TEST_CASE("block: tp within nodes as placed, dp across, impossible placements") {
+  if (auto r = run_in("block")) block(r->first, r->second);
+}
+
+TEST_CASE("round_robin: node-major placement keeps tp within nodes") {
+  if (auto r = run_in("round_robin")) round_robin(r->first, r->second);
+}
+
+TEST_CASE("four_nodes: node-major placement of tp=2, tp=4 impossible") {
+  if (auto r = run_in("four_nodes")) four_nodes(r->first, r->second);
 }

@@ -39,7 +39,8 @@ case "$expect" in
       echo "bounded.sh: FAILED: exit status 0; expected the job to be aborted" >&2
       exit 1
     fi
-    # The job must end by the abort, not by a rank reporting a failed check.
+    # The job must end by the abort, not by a rank reporting a failed check (the doctest main
+    # prints "FAILED: test case '<name>'" for each test case that failed on a rank).
     if grep -q 'FAILED' "$log"; then
       echo "bounded.sh: FAILED: a rank reported a failure (see above)" >&2
       exit 1

@@ -10,7 +10,7 @@
 //    double delete of the state would be fatal), slices outlive their parent, an owned
 //    world is freed with the last handle, adopted communicators (from_comms) once.
 //
-//   lifecycle [cycles]   (default 10000 device meshes)
+//   lifecycle [cycles]   (default 10000 device meshes; two test cases, churn and ownership)
 #include <cstdio>
 #include <cstdlib>
 #include <span>
@@ -18,7 +18,9 @@
 #include <utility>
 #include <vector>
 
-#include "../mpi/check.hpp"
+#include <devmesh/devmesh.hpp>
+
+#include "../mpi/mpi_doctest.hpp"
 #include "comm_counter.hpp"
 
 namespace dm = devmesh;
@@ -40,7 +42,14 @@ void check_sum(const M& m) {
   CHECK_EQ(v[0], expected);
 }
 
-static void churn(const dm::mpi::communicator& world, int iterations) {
+/// No communicator was freed that the wrappers never handed out, or twice.
+void no_unknown_frees() {
+  CHECK_MESSAGE(comm_counter::unknown_frees() == std::size_t{0}, comm_counter::first_violation());
+}
+
+TEST_CASE("churn: device meshes created and destroyed, the live communicators back to the baseline") {
+  const auto world = dm::mpi::world();
+  const int iterations = std::atoi(test::arg(0, "10000").c_str()) / 2;  // two device meshes per iteration
   const long baseline = live();
   long peak = baseline;
   int meshes = 0;
@@ -83,9 +92,11 @@ static void churn(const dm::mpi::communicator& world, int iterations) {
   if (test::world_rank() == 0)
     std::printf("churn: %d device meshes created and destroyed, peak %ld live communicators, back to %ld\n", meshes,
                 peak, live());
+  no_unknown_frees();
 }
 
-static void ownership(const dm::mpi::communicator& world) {
+TEST_CASE("ownership: copies, moves, slices, an owned world, from_comms, the communicator wrapper") {
+  const auto world = dm::mpi::world();
   const long baseline = live();
   // Copies share the communicators; the last copy frees them.
   {
@@ -177,7 +188,7 @@ static void ownership(const dm::mpi::communicator& world) {
     }
     CHECK_EQ(live() - baseline, 2L);
     auto m = dm::from_comms(world, std::move(comms), layout);
-    CHECK(!comms[0].valid() && !comms[1].valid());  // moved from: they own nothing now
+    CHECK((!comms[0].valid() && !comms[1].valid()));  // moved from: they own nothing now
     CHECK_EQ(live() - baseline, 3L);  // the adopted two and the mesh's control
     check_sum<"tp">(m);
   }
@@ -188,7 +199,7 @@ static void ownership(const dm::mpi::communicator& world) {
   {
     auto c = world.split(0, world.rank());
     auto d = std::move(c);
-    CHECK(!c.valid() && d.valid() && d.owns());
+    CHECK((!c.valid() && d.valid() && d.owns()));
     CHECK_EQ(live() - baseline, 1L);
     d = world.split(world.rank() % 2, world.rank());
     CHECK_EQ(live() - baseline, 1L);
@@ -201,19 +212,5 @@ static void ownership(const dm::mpi::communicator& world) {
   }
   CHECK_EQ(live(), baseline);
   if (test::world_rank() == 0) std::printf("ownership: copies, moves, slices, owned world, from_comms: done\n");
-}
-
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv);
-  const auto world = dm::mpi::world();
-  const int cycles = argc > 1 ? std::atoi(argv[1]) : 10000;
-  try {
-    churn(world, cycles / 2);  // two device meshes per iteration
-    ownership(world);
-  } catch (const std::exception& e) {
-    test::fail(__FILE__, __LINE__, std::string("exception: ") + e.what());
-  }
-  CHECK_EQ(comm_counter::unknown_frees(), std::size_t{0});
-  if (comm_counter::unknown_frees() != 0) test::fail(__FILE__, __LINE__, comm_counter::first_violation());
-  return test::finish("reliability.lifecycle");
+  no_unknown_frees();
 }

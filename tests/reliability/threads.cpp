@@ -2,8 +2,8 @@
 // one thread per dim, under MPI_THREAD_MULTIPLE (4 ranks, mesh (dp=2, tp=2) plus the
 // transposed alias tp_dp): each thread runs its own all_reduce / all_gather / broadcast
 // sequence on its dim and checks every result, while the main thread reads the shared
-// layout and copies handles. Exit 77 (ctest: skipped, with a visible message) when the MPI
-// library does not provide MPI_THREAD_MULTIPLE.
+// layout and copies handles. Skipped (exit 77, ctest: skipped, with a visible message) when
+// the MPI library does not provide MPI_THREAD_MULTIPLE.
 #include <atomic>
 #include <cstdlib>
 #include <cstdio>
@@ -12,7 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "../mpi/check.hpp"
+#include <devmesh/devmesh.hpp>
+
+#include "../mpi/mpi_doctest.hpp"
 #include "comm_counter.hpp"
 
 namespace dm = devmesh;
@@ -48,15 +50,13 @@ int hammer(const M& m) {
   return wrong;
 }
 
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv, MPI_THREAD_MULTIPLE);
-  if (env.thread_level() < MPI_THREAD_MULTIPLE) {
-    if (test::world_rank() == 0)
-      std::printf("SKIPPED: this MPI library provides thread level %d, not MPI_THREAD_MULTIPLE (%d)\n",
-                  env.thread_level(), MPI_THREAD_MULTIPLE);
-    return 77;
+TEST_CASE("concurrent collectives on dp, tp and tp_dp, one thread each") {
+  if (test::thread_level() < MPI_THREAD_MULTIPLE) {
+    test::skip("this MPI library provides thread level " + std::to_string(test::thread_level()) +
+               ", not MPI_THREAD_MULTIPLE (" + std::to_string(MPI_THREAD_MULTIPLE) + ")");
+    return;
   }
-  if (argc > 1) rounds = std::atoi(argv[1]);
+  rounds = std::atoi(test::arg(0, std::to_string(rounds)).c_str());
   const auto world = dm::mpi::world();
   {
     // Creation is collective and not thread-safe: done here, before the threads start.
@@ -88,5 +88,4 @@ int main(int argc, char** argv) {
                   rounds);
   }
   CHECK_EQ(comm_counter::live(), std::size_t{0});
-  return test::finish("reliability.threads");
 }

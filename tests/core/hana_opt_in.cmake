@@ -1,0 +1,20 @@
+# cmake -DINCLUDE_DIR=<include/devmesh> -P hana_opt_in.cmake: Boost.Hana stays opt-in. Only
+# devmesh/hana.hpp may include a Hana header, and no header includes hana.hpp: the core and
+# the umbrella devmesh.hpp stay Hana-free (docs/design.md, "Names without Hana").
+file(GLOB_RECURSE headers RELATIVE ${INCLUDE_DIR} ${INCLUDE_DIR}/*.hpp ${INCLUDE_DIR}/*.h)
+set(offenders)
+foreach(header IN LISTS headers)
+  if(header STREQUAL "hana.hpp")
+    continue()
+  endif()
+  file(STRINGS ${INCLUDE_DIR}/${header} includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"].*(boost/hana|hana\\.hpp)")
+  if(includes)
+    list(APPEND offenders "${header}: ${includes}")
+  endif()
+endforeach()
+list(LENGTH headers count)
+if(offenders)
+  list(JOIN offenders "\n  " text)
+  message(FATAL_ERROR "Boost.Hana is opt-in (devmesh/hana.hpp only), but these headers include it:\n  ${text}")
+endif()
+message(STATUS "${count} headers checked: only devmesh/hana.hpp includes Boost.Hana")
