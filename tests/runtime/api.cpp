@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "../mpi/check.hpp"
+#include <devmesh/devmesh.hpp>
+
+#include "../mpi/mpi_doctest.hpp"
 
 namespace dm = devmesh;
 using namespace dm::literals;
@@ -36,7 +38,8 @@ long sum_over(const Mesh& mesh, long value) {
 }
 
 /// Every collective in its free form, each buffer a different contiguous range.
-void free_collectives(dm::mpi::communicator& world) {
+TEST_CASE("every collective in its free form, each buffer a different contiguous range") {
+  auto world = dm::mpi::world();
   const int w = world.size(), me = world.rank();
   auto mesh = dm::init_device_mesh(world, mesh2(w >= 2 ? w / 2 : 1, w >= 2 ? 2 : 1));
   const auto g = mesh.layout().group<"tp">(mesh.position());
@@ -89,7 +92,8 @@ void free_collectives(dm::mpi::communicator& world) {
 }
 
 /// A 1-D mesh needs no name: comm(), local_rank() and every collective.
-void unnamed_on_1d(dm::mpi::communicator& world) {
+TEST_CASE("a 1-D mesh needs no name") {
+  auto world = dm::mpi::world();
   const int w = world.size(), me = world.rank();
   auto mesh = dm::init_device_mesh(world, mesh2(w >= 2 ? w / 2 : 1, w >= 2 ? 2 : 1));
   auto flat = mesh.flatten<"all">().slice<"all">();
@@ -106,7 +110,8 @@ void unnamed_on_1d(dm::mpi::communicator& world) {
 
 /// Dims chosen at run time: names and indices, aliases after the mesh's own dims, as in the
 /// core (dim_index<"name">()); errors list the dims.
-void runtime_dims(dm::mpi::communicator& world) {
+TEST_CASE("dims chosen at run time by name or index, aliases included") {
+  auto world = dm::mpi::world();
   const int w = world.size();
   auto mesh = dm::init_device_mesh(world, mesh2(w >= 2 ? w / 2 : 1, w >= 2 ? 2 : 1));
   auto flat = mesh.flatten<"dp_tp", "dp", "tp">();
@@ -118,21 +123,9 @@ void runtime_dims(dm::mpi::communicator& world) {
   CHECK(flat.comm(alias).native() == flat.comm<"dp_tp">().native());
   CHECK_EQ(flat.local_rank(alias), flat.local_rank<"dp_tp">());
   CHECK_EQ(flat.local_rank("tp"), flat.local_rank(1));
-  const std::string bad = CHECK_THROWS_WITH(dm::mesh_error, flat.comm(3), "comm(3): dim index not in [0, 3)");
+  const std::string bad = CHECK_THROWS_WHAT(dm::mesh_error, flat.comm(3), "comm(3): dim index not in [0, 3)");
   CHECK(bad.find("dims: dp, tp (aliases: dp_tp)") != std::string::npos);
-  CHECK_THROWS_WITH(dm::mesh_error, flat.size("pp"), "size(\"pp\"): unknown dim 'pp'");
-  CHECK_THROWS_WITH(dm::mesh_error, mesh.local_rank(-1), "local_rank(-1): dim index not in [0, 2)");
-}
-
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv);
-  auto world = dm::mpi::world();
-  try {
-    free_collectives(world);
-    unnamed_on_1d(world);
-    runtime_dims(world);
-  } catch (const std::exception& e) {
-    test::fail(__FILE__, __LINE__, std::string("unexpected exception: ") + e.what());
-  }
-  return test::finish("runtime.api");
+  CHECK_THROWS_WITH_AS(flat.size("pp"), doctest::Contains("size(\"pp\"): unknown dim 'pp'"), dm::mesh_error);
+  CHECK_THROWS_WITH_AS(mesh.local_rank(-1),
+                       doctest::Contains("local_rank(-1): dim index not in [0, 2)"), dm::mesh_error);
 }
