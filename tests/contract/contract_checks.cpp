@@ -58,7 +58,7 @@ const kind kinds[] = {
 /// The normal rank's call on dim N; returns an empty string if the result is right.
 template <dm::fixed_string N, class M>
 std::string normal(const M& m, const std::string& k) {
-  const auto g = m.layout().template group<N>(me);
+  const auto g = dm::group<N>(m.layout(), me);
   const int idx = g.index_of(me);
   auto sum_of = [&](auto f) {
     long s = 0;
@@ -72,7 +72,7 @@ std::string normal(const M& m, const std::string& k) {
     const std::size_t n = k == "count" ? 8 : 4;
     std::vector<int> v(n);
     for (std::size_t i = 0; i < n; ++i) v[i] = me * 100 + static_cast<int>(i);
-    m.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(m, std::span(v), dm::op::sum);
     for (std::size_t i = 0; i < n; ++i) {
       const long e = sum_of([&](int r) { return r * 100L + static_cast<long>(i); });
       if (v[i] != e) return wrong("all_reduce element " + std::to_string(i), v[i], e);
@@ -80,14 +80,14 @@ std::string normal(const M& m, const std::string& k) {
   } else if (k == "big") {
     std::vector<float> v(std::size_t{1} << 16);
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(me + static_cast<int>(i % 7));
-    m.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(m, std::span(v), dm::op::sum);
     for (std::size_t i = 0; i < v.size(); ++i) {
       const long e = sum_of([&](int r) { return r + static_cast<long>(i % 7); });
       if (v[i] != static_cast<float>(e)) return wrong("all_reduce(2^16 floats) element " + std::to_string(i), static_cast<long>(v[i]), e);
     }
   } else if (k == "type") {
     std::vector<int> v{me, me + 1, me + 2, me + 3};
-    m.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(m, std::span(v), dm::op::sum);
     for (int i = 0; i < 4; ++i) {
       const long e = sum_of([&](int r) { return static_cast<long>(r + i); });
       if (v[static_cast<std::size_t>(i)] != e) return wrong("all_reduce(int) element " + std::to_string(i), v[static_cast<std::size_t>(i)], e);
@@ -95,12 +95,12 @@ std::string normal(const M& m, const std::string& k) {
   } else if (k == "bcast_root") {
     std::vector<int> v(4, -1);
     if (idx == 0) v = {g[0] * 10, g[0] * 10 + 1, g[0] * 10 + 2, g[0] * 10 + 3};
-    m.template broadcast<N>(std::span(v), 0);
+    dm::broadcast<N>(m, std::span(v), 0);
     for (int i = 0; i < 4; ++i)
       if (v[static_cast<std::size_t>(i)] != g[0] * 10 + i) return wrong("broadcast element " + std::to_string(i), v[static_cast<std::size_t>(i)], g[0] * 10 + i);
   } else if (k == "reduce_root") {
     std::vector<int> v{me + 1, 2 * me};
-    m.template reduce<N>(std::span(v), dm::op::sum, 0);
+    dm::reduce<N>(m, std::span(v), dm::op::sum, 0);
     if (idx == 0) {
       const long e0 = sum_of([](int r) { return r + 1L; }), e1 = sum_of([](int r) { return 2L * r; });
       if (v[0] != e0) return wrong("reduce element 0 on the root", v[0], e0);
@@ -109,7 +109,7 @@ std::string normal(const M& m, const std::string& k) {
   } else if (k == "gather_count") {
     const std::vector<int> mine{me * 10, me * 10 + 1, me * 10 + 2};
     std::vector<int> all(3 * static_cast<std::size_t>(g.size()), -1);
-    m.template all_gather<N>(std::span<const int>(mine), std::span(all));
+    dm::all_gather<N>(m, std::span<const int>(mine), std::span(all));
     for (int j = 0; j < g.size(); ++j)
       for (int i = 0; i < 3; ++i)
         if (all[static_cast<std::size_t>(3 * j + i)] != g[j] * 10 + i)
@@ -121,44 +121,44 @@ std::string normal(const M& m, const std::string& k) {
 /// The odd rank's call on dim N (its result is not checked: it must throw).
 template <dm::fixed_string N, class M>
 void odd(const M& m, const std::string& k) {
-  const auto g = m.layout().template group<N>(me);
+  const auto g = dm::group<N>(m.layout(), me);
   if (k == "count") {
     std::vector<int> v(4, me);
-    m.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(m, std::span(v), dm::op::sum);
   } else if (k == "big") {
     std::vector<float> v(std::size_t{1} << 20, 1.f);
-    m.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(m, std::span(v), dm::op::sum);
   } else if (k == "empty") {
     std::vector<int> v;
-    m.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(m, std::span(v), dm::op::sum);
   } else if (k == "type") {
     std::vector<float> v{1.f, 2.f, 3.f, 4.f};
-    m.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(m, std::span(v), dm::op::sum);
   } else if (k == "op") {
     std::vector<int> v{me, me + 1, me + 2, me + 3};
-    m.template all_reduce<N>(std::span(v), dm::op::max);
+    dm::all_reduce<N>(m, std::span(v), dm::op::max);
   } else if (k == "bcast_root") {
     std::vector<int> v(4, me);
-    m.template broadcast<N>(std::span(v), 1);
+    dm::broadcast<N>(m, std::span(v), 1);
   } else if (k == "reduce_root") {
     std::vector<int> v{me + 1, 2 * me};
-    m.template reduce<N>(std::span(v), dm::op::sum, 1);
+    dm::reduce<N>(m, std::span(v), dm::op::sum, 1);
   } else if (k == "gather_count") {
     const std::vector<int> mine{me * 10, me * 10 + 1};
     std::vector<int> all(2 * static_cast<std::size_t>(g.size()), -1);
-    m.template all_gather<N>(std::span<const int>(mine), std::span(all));
+    dm::all_gather<N>(m, std::span<const int>(mine), std::span(all));
   } else if (k == "operation") {
     std::vector<int> v(4, me);
-    m.template broadcast<N>(std::span(v), 0);
+    dm::broadcast<N>(m, std::span(v), 0);
   }
 }
 
 /// all_reduce(sum) on dim N; returns an empty string if right.
 template <dm::fixed_string N, class M>
 std::string sum_ok(const M& m, int salt) {
-  const auto g = m.layout().template group<N>(me);
+  const auto g = dm::group<N>(m.layout(), me);
   std::vector<long> v{me + salt, 3L * me - salt, 7};
-  m.template all_reduce<N>(std::span(v), dm::op::sum);
+  dm::all_reduce<N>(m, std::span(v), dm::op::sum);
   long e0 = 0, e1 = 0;
   for (int r : g) e0 += r + salt, e1 += 3L * r - salt;
   if (v[0] == e0 && v[1] == e1 && v[2] == 7L * g.size()) return {};
@@ -182,7 +182,7 @@ void still_usable(const M& all, int salt) {
 /// One mismatch of kind k on dim N, with world rank `odd_rank` calling the odd version.
 template <dm::fixed_string N, class M>
 void mismatch(const M& all, const kind& k, int odd_rank) {
-  const auto g = all.layout().template group<N>(me);
+  const auto g = dm::group<N>(all.layout(), me);
   const bool in_odd_group = g.contains(odd_rank);
   const std::string where = std::string(k.name) + " on '" + std::string(N.view()) + "' (odd: world rank " +
                             std::to_string(odd_rank) + ")";
@@ -210,7 +210,7 @@ void mismatch(const M& all, const kind& k, int odd_rank) {
 template <class M>
 void equal(const M& all) {
   auto run = [&]<dm::fixed_string N>() {
-    const auto g = all.layout().template group<N>(me);
+    const auto g = dm::group<N>(all.layout(), me);
     const int n = g.size(), idx = g.index_of(me);
     const std::string dim(N.view());
     auto expect = [&](bool ok, const std::string& what) {
@@ -218,56 +218,56 @@ void equal(const M& all) {
     };
     // all_reduce, in place and out of place, several types and ops.
     std::vector<int> v{me, 1};
-    all.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(all, std::span(v), dm::op::sum);
     int s = 0;
     for (int r : g) s += r;
     expect(v[0] == s && v[1] == n, "all_reduce(int, sum)");
     std::vector<double> d{static_cast<double>(me)}, dout(1);
-    all.template all_reduce<N>(std::span<const double>(d), std::span(dout), dm::op::max);
+    dm::all_reduce<N>(all, std::span<const double>(d), std::span(dout), dm::op::max);
     expect(dout[0] == g[n - 1], "all_reduce(double, max, out of place)");
     std::vector<float> big(std::size_t{1} << 20, 1.f);
-    all.template all_reduce<N>(std::span(big), dm::op::sum);
+    dm::all_reduce<N>(all, std::span(big), dm::op::sum);
     expect(big.front() == static_cast<float>(n) && big.back() == static_cast<float>(n), "all_reduce(2^20 floats)");
     // reduce to every root in turn.
     for (int root = 0; root < n; ++root) {
       std::vector<long> r{me + 1L};
-      all.template reduce<N>(std::span(r), dm::op::sum, root);
+      dm::reduce<N>(all, std::span(r), dm::op::sum, root);
       if (idx == root) expect(r[0] == s + n, "reduce to root " + std::to_string(root));
     }
     // broadcast from every root.
     for (int root = 0; root < n; ++root) {
       std::vector<int> b(5, idx == root ? g[root] * 3 : -1);
-      all.template broadcast<N>(std::span(b), root);
+      dm::broadcast<N>(all, std::span(b), root);
       expect(b[0] == g[root] * 3 && b[4] == g[root] * 3, "broadcast from root " + std::to_string(root));
     }
     // all_gather.
     const std::vector<int> mine{me, -me};
     std::vector<int> gathered(2 * static_cast<std::size_t>(n));
-    all.template all_gather<N>(std::span<const int>(mine), std::span(gathered));
+    dm::all_gather<N>(all, std::span<const int>(mine), std::span(gathered));
     bool ok = true;
     for (int j = 0; j < n; ++j) ok = ok && gathered[2 * static_cast<std::size_t>(j)] == g[j] && gathered[2 * static_cast<std::size_t>(j) + 1] == -g[j];
     expect(ok, "all_gather");
     // reduce_scatter: block j of every rank's send is (rank + j); I get the sum of block idx.
     std::vector<int> send(static_cast<std::size_t>(n)), got(1);
     for (int j = 0; j < n; ++j) send[static_cast<std::size_t>(j)] = me + j;
-    all.template reduce_scatter<N>(std::span<const int>(send), std::span(got), dm::op::sum);
+    dm::reduce_scatter<N>(all, std::span<const int>(send), std::span(got), dm::op::sum);
     expect(got[0] == s + n * idx, "reduce_scatter");
     // all_to_all: block j of my send goes to local rank j: (me * 100 + j).
     std::vector<int> a2a(static_cast<std::size_t>(n)), recv(static_cast<std::size_t>(n));
     for (int j = 0; j < n; ++j) a2a[static_cast<std::size_t>(j)] = me * 100 + j;
-    all.template all_to_all<N>(std::span<const int>(a2a), std::span(recv));
+    dm::all_to_all<N>(all, std::span<const int>(a2a), std::span(recv));
     ok = true;
     for (int j = 0; j < n; ++j) ok = ok && recv[static_cast<std::size_t>(j)] == g[j] * 100 + idx;
     expect(ok, "all_to_all");
-    all.template barrier<N>();
+    dm::barrier<N>(all);
     // shift, periodic: from local rank idx - 1.
     const std::vector<int> out{me * 7};
     std::vector<int> in{-1};
-    all.template shift<N>(std::span<const int>(out), std::span(in), 1, true);
+    dm::shift<N>(all, std::span<const int>(out), std::span(in), 1, true);
     expect(in[0] == g[(idx - 1 + n) % n] * 7, "shift");
     // shift, not periodic: the first rank receives nothing.
     std::vector<int> in2{-1};
-    all.template shift<N>(std::span<const int>(out), std::span(in2), 1, false);
+    dm::shift<N>(all, std::span<const int>(out), std::span(in2), 1, false);
     expect(in2[0] == (idx == 0 ? -1 : g[idx - 1] * 7), "shift (not periodic)");
   };
   run.template operator()<"all">();
@@ -279,13 +279,13 @@ void equal(const M& all) {
 template <class M>
 void equal_p2p(const M& all) {
   // A forward pass over the pipeline "all": stage i receives from i - 1, adds, sends to i + 1.
-  const auto g = all.layout().template group<"all">(me);
+  const auto g = dm::group<"all">(all.layout(), me);
   const int idx = g.index_of(me), n = g.size();
   for (int round = 0; round < 3; ++round) {
     std::vector<int> act{0};
-    if (idx > 0) all.template recv_prev<"all">(std::span(act));
+    if (idx > 0) dm::recv_prev<"all">(all, std::span(act));
     act[0] += me + round;
-    if (idx < n - 1) all.template send_next<"all">(std::span(act));
+    if (idx < n - 1) dm::send_next<"all">(all, std::span(act));
     int e = 0;
     for (int j = 0; j <= idx; ++j) e += g[j] + round;
     CHECK_MESSAGE(act[0] == e, ("pipeline stage " + std::to_string(idx) + " round " + std::to_string(round) + ": " +

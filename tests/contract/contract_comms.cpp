@@ -67,9 +67,9 @@ void expect_not_ident(MPI_Comm a, MPI_Comm b, const std::string& what, const cha
 /// all_reduce(sum) of (world rank + 1 + salt) on dim N of m, checked against the layout's group.
 template <dm::fixed_string N, class M>
 void expect_sum(const M& m, long salt, const char* file, int line) {
-  const auto g = m.layout().template group<N>(m.rank());
+  const auto g = dm::group<N>(m.layout(), m.rank());
   std::vector<long> v{m.rank() + 1 + salt, 2 * (m.rank() + 1) + salt};
-  m.template all_reduce<N>(std::span(v), dm::op::sum);
+  dm::all_reduce<N>(m, std::span(v), dm::op::sum);
   long e0 = 0, e1 = 0;
   for (int r : g) e0 += r + 1 + salt, e1 += 2 * (r + 1) + salt;
   test::check_at(v[0] == e0 && v[1] == e1, file, line, "EXPECT_SUM",
@@ -232,12 +232,12 @@ int rounds = 2000;
 /// returns the number of wrong results (and keeps the first one for the message).
 template <dm::fixed_string N, class M>
 int hammer(const M& m, long salt, std::string& first_wrong) {
-  const auto g = m.layout().template group<N>(m.rank());
+  const auto g = dm::group<N>(m.layout(), m.rank());
   int wrong = 0;
   for (int i = 0; i < rounds; ++i) {
     const long base = salt + 1000L * i;
     std::vector<long> v{base + m.rank(), base * 3 + 7 * m.rank(), -base};
-    m.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(m, std::span(v), dm::op::sum);
     long e0 = 0, e1 = 0, e2 = 0;
     for (int r : g) e0 += base + r, e1 += base * 3 + 7 * r, e2 -= base;
     if (v[0] != e0 || v[1] != e1 || v[2] != e2) {

@@ -66,9 +66,9 @@ bool field(bool present, const char* name) {
 
 template <dm::fixed_string N, class M>
 void expect_sum(const M& m, int salt, int line) {
-  const auto g = m.layout().template group<N>(me);
+  const auto g = dm::group<N>(m.layout(), me);
   std::vector<int> v{me + salt, 1};
-  m.template all_reduce<N>(std::span(v), dm::op::sum);
+  dm::all_reduce<N>(m, std::span(v), dm::op::sum);
   int e = 0;
   for (int r : g) e += r + salt;
   test::check_at(v[0] == e && v[1] == g.size(), __FILE__, line, "expect_sum",

@@ -224,9 +224,9 @@ void expect_name(const C& c, const std::string& expected, const std::string& wha
 /// all_reduce(sum) of longs on dim N of m, against the layout's group.
 template <dm::fixed_string N, class M>
 void expect_sum(const M& m, long salt, int line) {
-  const auto g = m.layout().template group<N>(me);
+  const auto g = dm::group<N>(m.layout(), me);
   std::vector<long> v{me + 1 + salt, 2L * (me + 1) + salt, 7};
-  m.template all_reduce<N>(std::span(v), dm::op::sum);
+  dm::all_reduce<N>(m, std::span(v), dm::op::sum);
   long e0 = 0, e1 = 0;
   for (int r : g) e0 += r + 1 + salt, e1 += 2L * (r + 1) + salt;
   test::check_at(v[0] == e0 && v[1] == e1 && v[2] == 7L * g.size(), __FILE__, line, "expect_sum",
@@ -375,7 +375,7 @@ const kind kinds[] = {
 /// The normal ranks' call on dim N; an empty string if the result is right.
 template <dm::fixed_string N, class M>
 std::string normal(const M& m, const std::string& k) {
-  const auto g = m.layout().template group<N>(me);
+  const auto g = dm::group<N>(m.layout(), me);
   const int idx = g.index_of(me);
   auto wrong = [](const std::string& what, long got, long expected) {
     return what + ": got " + std::to_string(got) + ", expected " + std::to_string(expected);
@@ -384,7 +384,7 @@ std::string normal(const M& m, const std::string& k) {
     const std::size_t n = k == "count" ? 8 : 4;
     std::vector<int> v(n);
     for (std::size_t i = 0; i < n; ++i) v[i] = me * 100 + static_cast<int>(i);
-    m.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(m, std::span(v), dm::op::sum);
     for (std::size_t i = 0; i < n; ++i) {
       long e = 0;
       for (int r : g) e += r * 100L + static_cast<long>(i);
@@ -393,13 +393,13 @@ std::string normal(const M& m, const std::string& k) {
   } else if (k == "bcast_root") {
     std::vector<int> v(4, -1);
     if (idx == 0) v = {g[0] * 10, g[0] * 10 + 1, g[0] * 10 + 2, g[0] * 10 + 3};
-    m.template broadcast<N>(std::span(v), 0);
+    dm::broadcast<N>(m, std::span(v), 0);
     for (int i = 0; i < 4; ++i)
       if (v[static_cast<std::size_t>(i)] != g[0] * 10 + i)
         return wrong("broadcast element " + std::to_string(i), v[static_cast<std::size_t>(i)], g[0] * 10 + i);
   } else if (k == "reduce_root") {
     std::vector<int> v{me + 1, 2 * me};
-    m.template reduce<N>(std::span(v), dm::op::sum, 0);
+    dm::reduce<N>(m, std::span(v), dm::op::sum, 0);
     if (idx == 0) {
       long e0 = 0, e1 = 0;
       for (int r : g) e0 += r + 1, e1 += 2L * r;
@@ -415,19 +415,19 @@ template <dm::fixed_string N, class M>
 void odd(const M& m, const std::string& k) {
   if (k == "count") {
     std::vector<int> v(4, me);
-    m.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(m, std::span(v), dm::op::sum);
   } else if (k == "op") {
     std::vector<int> v{me, me + 1, me + 2, me + 3};
-    m.template all_reduce<N>(std::span(v), dm::op::max);
+    dm::all_reduce<N>(m, std::span(v), dm::op::max);
   } else if (k == "bcast_root") {
     std::vector<int> v(4, me);
-    m.template broadcast<N>(std::span(v), 1);
+    dm::broadcast<N>(m, std::span(v), 1);
   } else if (k == "reduce_root") {
     std::vector<int> v{me + 1, 2 * me};
-    m.template reduce<N>(std::span(v), dm::op::sum, 1);
+    dm::reduce<N>(m, std::span(v), dm::op::sum, 1);
   } else if (k == "type") {
     std::vector<float> v{1.f, 2.f, 3.f, 4.f};
-    m.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(m, std::span(v), dm::op::sum);
   }
 }
 
@@ -446,7 +446,7 @@ void still_usable(const M& all, int salt) {
 /// One mismatch of kind k on dim N, with world rank `odd_rank` calling the odd version.
 template <dm::fixed_string N, class M>
 void mismatch(const M& all, const kind& k, int odd_rank) {
-  const auto g = all.layout().template group<N>(me);
+  const auto g = dm::group<N>(all.layout(), me);
   const bool in_odd_group = g.contains(odd_rank);
   const std::string where = std::string(k.name) + " on '" + std::string(N.view()) + "' (odd: world rank " +
                             std::to_string(odd_rank) + ")";
@@ -474,7 +474,7 @@ void mismatch(const M& all, const kind& k, int odd_rank) {
 template <class M>
 void equal(const M& all) {
   auto run = [&]<dm::fixed_string N>() {
-    const auto g = all.layout().template group<N>(me);
+    const auto g = dm::group<N>(all.layout(), me);
     const int n = g.size(), idx = g.index_of(me);
     const std::string dim(N.view());
     auto expect = [&](bool ok, const std::string& what) {
@@ -483,57 +483,57 @@ void equal(const M& all) {
     int s = 0;
     for (int r : g) s += r;
     std::vector<int> v{me, 1};
-    all.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(all, std::span(v), dm::op::sum);
     expect(v[0] == s && v[1] == n, "all_reduce(int, sum, in place)");
     std::vector<double> d{static_cast<double>(me)}, dout(1);
-    all.template all_reduce<N>(std::span<const double>(d), std::span(dout), dm::op::max);
+    dm::all_reduce<N>(all, std::span<const double>(d), std::span(dout), dm::op::max);
     expect(dout[0] == g[n - 1], "all_reduce(double, max, out of place)");
     std::vector<float> fa{static_cast<float>(me)};
-    all.template all_reduce<N>(std::span(fa), dm::op::avg);
+    dm::all_reduce<N>(all, std::span(fa), dm::op::avg);
     expect(fa[0] == static_cast<float>(s) / static_cast<float>(n), "all_reduce(float, avg)");
     std::vector<float> big(std::size_t{1} << 16, 1.f);
-    all.template all_reduce<N>(std::span(big), dm::op::sum);
+    dm::all_reduce<N>(all, std::span(big), dm::op::sum);
     expect(big.front() == static_cast<float>(n) && big.back() == static_cast<float>(n), "all_reduce(2^16 floats)");
     for (int root = 0; root < n; ++root) {
       std::vector<long> r{me + 1L};
-      all.template reduce<N>(std::span(r), dm::op::sum, root);
+      dm::reduce<N>(all, std::span(r), dm::op::sum, root);
       if (idx == root) expect(r[0] == s + n, "reduce to root " + std::to_string(root));
     }
     for (int root = 0; root < n; ++root) {
       std::vector<int> b(5, idx == root ? g[root] * 3 : -1);
-      all.template broadcast<N>(std::span(b), root);
+      dm::broadcast<N>(all, std::span(b), root);
       expect(b[0] == g[root] * 3 && b[4] == g[root] * 3, "broadcast from root " + std::to_string(root));
     }
     const std::vector<int> mine{me, -me};
     std::vector<int> gathered(2 * static_cast<std::size_t>(n));
-    all.template all_gather<N>(std::span<const int>(mine), std::span(gathered));
+    dm::all_gather<N>(all, std::span<const int>(mine), std::span(gathered));
     bool ok = true;
     for (int j = 0; j < n; ++j)
       ok = ok && gathered[2 * static_cast<std::size_t>(j)] == g[j] && gathered[2 * static_cast<std::size_t>(j) + 1] == -g[j];
     expect(ok, "all_gather");
     std::vector<int> send(static_cast<std::size_t>(n)), got(1);
     for (int j = 0; j < n; ++j) send[static_cast<std::size_t>(j)] = me + j;
-    all.template reduce_scatter<N>(std::span<const int>(send), std::span(got), dm::op::sum);
+    dm::reduce_scatter<N>(all, std::span<const int>(send), std::span(got), dm::op::sum);
     expect(got[0] == s + n * idx, "reduce_scatter");
     std::vector<int> a2a(static_cast<std::size_t>(n)), recv(static_cast<std::size_t>(n));
     for (int j = 0; j < n; ++j) a2a[static_cast<std::size_t>(j)] = me * 100 + j;
-    all.template all_to_all<N>(std::span<const int>(a2a), std::span(recv));
+    dm::all_to_all<N>(all, std::span<const int>(a2a), std::span(recv));
     ok = true;
     for (int j = 0; j < n; ++j) ok = ok && recv[static_cast<std::size_t>(j)] == g[j] * 100 + idx;
     expect(ok, "all_to_all");
-    all.template barrier<N>();
+    dm::barrier<N>(all);
     const std::vector<int> out{me * 7};
     std::vector<int> in{-1};
-    all.template shift<N>(std::span<const int>(out), std::span(in), 1, true);
+    dm::shift<N>(all, std::span<const int>(out), std::span(in), 1, true);
     expect(in[0] == g[(idx - 1 + n) % n] * 7, "shift (periodic)");
     std::vector<int> in2{-1};
-    all.template shift<N>(std::span<const int>(out), std::span(in2), 1, false);
+    dm::shift<N>(all, std::span<const int>(out), std::span(in2), 1, false);
     expect(in2[0] == (idx == 0 ? -1 : g[idx - 1] * 7), "shift (not periodic)");
     // A forward pass of a pipeline: not collective, not checked, still right.
     std::vector<int> act{0};
-    if (idx > 0) all.template recv_prev<N>(std::span(act));
+    if (idx > 0) dm::recv_prev<N>(all, std::span(act));
     act[0] += me;
-    if (idx < n - 1) all.template send_next<N>(std::span(act));
+    if (idx < n - 1) dm::send_next<N>(all, std::span(act));
     int e = 0;
     for (int j = 0; j <= idx; ++j) e += g[j];
     expect(act[0] == e, "send_next/recv_prev pipeline");
@@ -652,7 +652,7 @@ void expect_send_apart(const std::string& what, int line) {
 
 template <dm::fixed_string N, class M>
 void shift_aliased_on(const M& m) {
-  const auto g = m.layout().template group<N>(me);
+  const auto g = dm::group<N>(m.layout(), me);
   const int idx = g.index_of(me), n = g.size();
   for (const std::size_t count : {std::size_t{4}, std::size_t{1} << 18 /* 1 MiB of int */}) {
     for (const bool periodic : {true, false}) {
@@ -663,7 +663,7 @@ void shift_aliased_on(const M& m) {
         const std::string what = "shift<" + std::string(N.view()) + ">(buf, buf) of " + std::to_string(count) +
                                  " ints, displacement " + std::to_string(disp) + (periodic ? ", periodic" : "");
         p2p.start();
-        m.template shift<N>(std::span<const int>(buf), std::span(buf), disp, periodic);
+        dm::shift<N>(m, std::span<const int>(buf), std::span(buf), disp, periodic);
         p2p.on = false;
         const int src_idx = periodic ? ((idx - disp) % n + n) % n : idx - disp;
         const int src = src_idx >= 0 ? g[src_idx] : me;  // no source: recv left untouched
@@ -748,12 +748,12 @@ void refuse_avg(const M& mesh, const char* type) {
     CHECK_MESSAGE(problem.empty(), (what + problem));
     if (me == 0 && t.any && call == "all_reduce") contract::show(what, t.what);
   };
-  expect_refused("all_reduce", [&] { mesh.template all_reduce<"all">(std::span(v), dm::op::avg); });
+  expect_refused("all_reduce", [&] { dm::all_reduce<"all">(mesh, std::span(v), dm::op::avg); });
   expect_refused("all_reduce (out of place)",
-                 [&] { mesh.template all_reduce<"tp">(std::span<const T>(send), std::span(v), dm::op::avg); });
-  expect_refused("reduce", [&] { mesh.template reduce<"all">(std::span(v), dm::op::avg, 0); });
+                 [&] { dm::all_reduce<"tp">(mesh, std::span<const T>(send), std::span(v), dm::op::avg); });
+  expect_refused("reduce", [&] { dm::reduce<"all">(mesh, std::span(v), dm::op::avg, 0); });
   expect_refused("reduce_scatter",
-                 [&] { mesh.template reduce_scatter<"all">(std::span<const T>(send), std::span(out), dm::op::avg); });
+                 [&] { dm::reduce_scatter<"all">(mesh, std::span<const T>(send), std::span(out), dm::op::avg); });
   // No NCCL call was made (the double records every collective and point-to-point call).
   const auto after = devmesh_fake_nccl_last_call();
   CHECK_MESSAGE((std::string(after.name) == before_name && after.count == before.count &&

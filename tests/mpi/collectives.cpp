@@ -13,14 +13,14 @@
 namespace dm = devmesh;
 using namespace dm::literals;
 
-// Named (m.all_reduce<"dp">(...)) or unnamed (m.all_reduce(...), 1-D meshes) call.
-#define DEVMESH_TEST_CALL(fn)                                   \
+// Named (dm::all_reduce<"dp">(m, ...)) or unnamed (m.all_reduce(...), 1-D meshes) call.
+#define DEVMESH_TEST_CALL(fn)                                       \
   template <dm::fixed_string N, bool Unnamed, class DM, class... A> \
-  void fn(const DM& m, A&&... a) {                              \
-    if constexpr (Unnamed)                                      \
-      m.fn(std::forward<A>(a)...);                              \
-    else                                                        \
-      m.template fn<N>(std::forward<A>(a)...);                  \
+  void fn(const DM& m, A&&... a) {                                  \
+    if constexpr (Unnamed)                                          \
+      m.fn(std::forward<A>(a)...);                                  \
+    else                                                            \
+      dm::fn<N>(m, std::forward<A>(a)...);                          \
   }
 DEVMESH_TEST_CALL(all_reduce)
 DEVMESH_TEST_CALL(reduce)
@@ -35,12 +35,12 @@ DEVMESH_TEST_CALL(shift)
 /// (gathered with plain MPI, independently of devmesh's collectives).
 template <dm::fixed_string N, class DM>
 void check_membership(const DM& m) {
-  const auto g = m.layout().template group<N>(m.rank());
-  const auto& c = m.template comm<N>();
+  const auto g = dm::group<N>(m.layout(), m.rank());
+  const auto& c = dm::comm<N>(m);
   CHECK(c.valid());
   CHECK_EQ(c.size(), g.size());
   CHECK_EQ(c.rank(), g.index_of(m.rank()));
-  CHECK_EQ(m.template local_rank<N>(), g.index_of(m.rank()));
+  CHECK_EQ(dm::local_rank<N>(m), g.index_of(m.rank()));
   std::vector<int> ranks(static_cast<std::size_t>(c.size()));
   int me = m.rank();
   MPI_Allgather(&me, 1, MPI_INT, ranks.data(), 1, MPI_INT, c.native());
@@ -50,7 +50,7 @@ void check_membership(const DM& m) {
 template <dm::fixed_string N, bool Unnamed = false, class DM>
 void check_collectives(const DM& m) {
   check_membership<N>(m);
-  const auto g = m.layout().template group<N>(m.rank());
+  const auto g = dm::group<N>(m.layout(), m.rank());
   const int n = g.size();
   const int me = m.rank();
   const int li = g.index_of(me);
@@ -121,17 +121,17 @@ void check_collectives(const DM& m) {
   CHECK_EQ(s_recv[0], li > 0 ? g[li - 1] : -1);
   shift<N, Unnamed>(m, std::span(s_send), std::span(s_recv), -1, true);
   CHECK_EQ(s_recv[0], g[(li + 1) % n]);
-  const auto peers = m.template shift_peers<N>(1, false);
+  const auto peers = dm::shift_peers<N>(m, 1, false);
   CHECK_EQ(peers.first, li > 0 ? li - 1 : -1);
   CHECK_EQ(peers.second, li + 1 < n ? li + 1 : -1);
 
   // Pipeline: each rank receives from the previous one, then sends to the next (a chain).
   std::vector<int> from_prev{-1};
-  if (li > 0) m.template recv_prev<N>(std::span(from_prev));
-  if (li + 1 < n) m.template send_next<N>(std::span(s_send));
+  if (li > 0) dm::recv_prev<N>(m, std::span(from_prev));
+  if (li + 1 < n) dm::send_next<N>(m, std::span(s_send));
   CHECK_EQ(from_prev[0], li > 0 ? g[li - 1] : -1);
 
-  if constexpr (Unnamed) m.barrier(); else m.template barrier<N>();
+  if constexpr (Unnamed) m.barrier(); else dm::barrier<N>(m);
 
   // Sizes that do not fit the dim are errors, thrown before any communication.
   if (n > 1) {
@@ -155,29 +155,29 @@ void check_mesh3(const DM& mesh) {
   check_collectives<"tp">(mesh);
 
   // Flattened: adjacent dims, and non-adjacent dims in transposed order.
-  const auto f = mesh.template flatten<"dp_cp", "dp", "cp">();
+  const auto f = dm::flatten<"dp_cp", "dp", "cp">(mesh);
   check_collectives<"dp_cp">(f);
   check_collectives<"tp">(f);
-  const auto t = mesh.template flatten<"tp_dp", "tp", "dp">();
+  const auto t = dm::flatten<"tp_dp", "tp", "dp">(mesh);
   check_collectives<"tp_dp">(t);
 
   // A transposed submesh, its whole-mesh flatten, and 1-D meshes through the unnamed API.
-  const auto cd = mesh.template slice<"cp", "dp">();
+  const auto cd = dm::slice<"cp", "dp">(mesh);
   check_collectives<"cp">(cd);
   check_collectives<"dp">(cd);
-  const auto cd_flat = cd.template flatten<"cpdp">();
+  const auto cd_flat = dm::flatten<"cpdp">(cd);
   check_collectives<"cpdp", true>(cd_flat);
   check_collectives<"tp", true>(mesh["tp"_dim]);
   check_collectives<"dp_cp", true>(f["dp_cp"_dim]);
-  const auto all = mesh.template flatten<"all">();
+  const auto all = dm::flatten<"all">(mesh);
   check_collectives<"all", true>(all);
   check_collectives<"dp">(all);  // former dims stay reachable as aliases
 
   // Unflatten a dim into two (one of size 1: a group of one rank per rank).
-  const auto u = mesh.template unflatten<"tp", dm::dim<"outer", 1>, dm::dim<"inner">>();
+  const auto u = dm::unflatten<"tp", dm::dim<"outer", 1>, dm::dim<"inner">>(mesh);
   check_collectives<"outer">(u);
   check_collectives<"inner">(u);
-  check_collectives<"dp_cp">(u.template flatten<"dp_cp", "dp", "cp">());
+  check_collectives<"dp_cp">(dm::flatten<"dp_cp", "dp", "cp">(u));
 }
 
 // Dynamic sizes fitted to the world: (1,1,1), (1,1,2), (2,1,2), (2,2,2).

@@ -91,22 +91,22 @@ void check_dim(const M& mesh, const model& mo, const std::vector<int>& S, const 
   const int p = mo.position_of(me);
   const std::vector<int> expected = mo.world(mo.group(S, p));
   const std::string what = label + " dim '" + std::string(N.view()) + "'";
-  const C& c = mesh.template comm<N>();
+  const C& c = dm::comm<N>(mesh);
   const int idx = static_cast<int>(std::find(expected.begin(), expected.end(), me) - expected.begin());
   CHECK_EQ(c.size(), static_cast<int>(expected.size()));
   CHECK_EQ(c.rank(), idx);
-  CHECK_EQ(mesh.template local_rank<N>(), idx);
+  CHECK_EQ(dm::local_rank<N>(mesh), idx);
   CHECK_EQ(mesh.local_rank(N.view()), idx);
   std::vector<int> members(expected.size(), -1);
   MPI_Allgather(&me, 1, MPI_INT, members.data(), 1, MPI_INT, c.native());
   CHECK_MESSAGE(members == expected, (what + ": members " + show(members) + ", expected " + show(expected)));
   std::vector<long> v{me, 1};
-  mesh.template all_reduce<N>(std::span(v), dm::op::sum);
+  dm::all_reduce<N>(mesh, std::span(v), dm::op::sum);
   CHECK_EQ(v[0], std::accumulate(expected.begin(), expected.end(), 0L));
   CHECK_EQ(v[1], static_cast<long>(expected.size()));
   std::vector<int> gathered(expected.size(), -1);
   const std::vector<int> mine{me};
-  mesh.template all_gather<N>(std::span<const int>(mine), std::span(gathered));
+  dm::all_gather<N>(mesh, std::span<const int>(mine), std::span(gathered));
   CHECK_MESSAGE(gathered == expected, (what + ": all_gather " + show(gathered) + ", expected " + show(expected)));
 }
 
@@ -121,7 +121,7 @@ void check_mesh3(const M& mesh, const model& mo, const std::string& label) {
     CHECK(!mesh.coordinate().has_value());
     std::string msg;
     try {
-      (void)mesh.template local_rank<"tp">();
+      (void)dm::local_rank<"tp">(mesh);
     } catch (const dm::mesh_error& e) {
       msg = e.what();
     }
@@ -136,7 +136,7 @@ void check_mesh3(const M& mesh, const model& mo, const std::string& label) {
   CHECK_EQ(mesh.local_rank(2), c[2]);
   CHECK(mesh.ranks() == mo.map);  // the whole root, row-major, as world ranks
   CHECK(mesh["cp"_dim].ranks() == mo.world(mo.group({1}, p)));
-  const auto [src, dst] = mesh.template shift_peers<"tp">(1, true);
+  const auto [src, dst] = dm::shift_peers<"tp">(mesh, 1, true);
   CHECK_EQ(src, (c[2] + mo.sizes[2] - 1) % mo.sizes[2]);
   CHECK_EQ(dst, (c[2] + 1) % mo.sizes[2]);
   check_dim<"dp">(mesh, mo, {0}, label);
@@ -144,7 +144,7 @@ void check_mesh3(const M& mesh, const model& mo, const std::string& label) {
   check_dim<"tp">(mesh, mo, {2}, label);
   // shift along tp: receive the world rank of the previous position's rank.
   std::vector<int> mine{me}, got{-1};
-  mesh.template shift<"tp">(std::span<const int>(mine), std::span(got), 1, true);
+  dm::shift<"tp">(mesh, std::span<const int>(mine), std::span(got), 1, true);
   const auto tp = mo.world(mo.group({2}, p));
   CHECK_EQ(got[0], tp[static_cast<std::size_t>(src)]);
 }
@@ -155,12 +155,12 @@ template <class M>
 void check_derived(const M& mesh, const model& mo, const std::string& label, bool lazy) {
   const bool member = mo.position_of(me) >= 0;
   if (lazy && !member) return;
-  auto f = mesh.template flatten<"dp_cp", "dp", "cp">();
-  auto t = mesh.template flatten<"tp_dp", "tp", "dp">();
+  auto f = dm::flatten<"dp_cp", "dp", "cp">(mesh);
+  auto t = dm::flatten<"tp_dp", "tp", "dp">(mesh);
   if (!member) return;
   check_dim<"dp_cp">(f, mo, {0, 1}, label + " flatten");
   check_dim<"tp_dp">(t, mo, {2, 0}, label + " transposed flatten");
-  check_dim<"tp_dp">(t.template slice<"tp_dp">(), mo, {2, 0}, label + " slice of a flatten");
+  check_dim<"tp_dp">(dm::slice<"tp_dp">(t), mo, {2, 0}, label + " slice of a flatten");
   CHECK(f.rank_map() == mesh.rank_map());
 }
 

@@ -69,7 +69,7 @@ template <class M>
 void tp_within_nodes(const M& mesh, const std::vector<int>& nodes) {
   if (!mesh.is_member()) return;
   int lo = nodes[static_cast<std::size_t>(me)], hi = lo;
-  const C& tp = mesh.template comm<"tp">();
+  const C& tp = dm::comm<"tp">(mesh);
   tp.all_reduce(&lo, &lo, 1, dm::op::min);
   tp.all_reduce(&hi, &hi, 1, dm::op::max);
   CHECK_EQ(lo, hi);

@@ -20,8 +20,8 @@ using mesh3d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>>;
 
 template <dm::fixed_string N, class M>
 void check_dim(const M& mesh, const mesh3d& layout, int r, const std::string& name) {
-  const auto& c = mesh.template comm<N>();
-  const auto group = layout.template group<N>(r);
+  const auto& c = dm::comm<N>(mesh);
+  const auto group = dm::group<N>(layout, r);
   REQUIRE(c.valid());
   CHECK(c.size() == static_cast<int>(group.size()));
   CHECK(c.rank() == group.index_of(r));
@@ -31,13 +31,13 @@ void check_dim(const M& mesh, const mesh3d& layout, int r, const std::string& na
   for (int i = 0; i < c.size(); ++i) CHECK(info.world_ranks[i] == group[i]);
   // Collectives on the dim, through the mesh: sum of world ranks of the group.
   std::vector<int> v{r};
-  mesh.template all_reduce<N>(std::span(v), dm::op::sum, nullptr);
+  dm::all_reduce<N>(mesh, std::span(v), dm::op::sum, nullptr);
   int expected = 0;
   for (int i = 0; i < static_cast<int>(group.size()); ++i) expected += group[i];
   CHECK(v[0] == expected);
   std::vector<int> all(group.size());
   const std::vector<int> mine{r};
-  mesh.template all_gather<N>(std::span<const int>(mine), std::span(all), nullptr);
+  dm::all_gather<N>(mesh, std::span<const int>(mine), std::span(all), nullptr);
   for (std::size_t i = 0; i < all.size(); ++i) CHECK(all[i] == group[static_cast<int>(i)]);
 }
 

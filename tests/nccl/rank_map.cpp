@@ -41,7 +41,7 @@ void check_dim(const M& mesh, const std::vector<int>& map, int dp, int tp, int d
   const int me = world_rank();
   const int p = static_cast<int>(std::find(map.begin(), map.end(), me) - map.begin());
   const auto g = model_group(dp, tp, d, p);
-  const auto& c = mesh.template comm<N>();
+  const auto& c = dm::comm<N>(mesh);
   REQUIRE(c.valid());
   CHECK(c.size() == static_cast<int>(g.size()));
   CHECK(c.rank() == static_cast<int>(std::find(g.begin(), g.end(), p) - g.begin()));
@@ -49,7 +49,7 @@ void check_dim(const M& mesh, const std::vector<int>& map, int dp, int tp, int d
   REQUIRE(devmesh_fake_nccl_comm_info(c.native(), &info));
   for (std::size_t i = 0; i < g.size(); ++i) CHECK(info.world_ranks[i] == map[static_cast<std::size_t>(g[i])]);
   std::vector<int> v{me};
-  mesh.template all_reduce<N>(std::span(v), dm::op::sum, nullptr);
+  dm::all_reduce<N>(mesh, std::span(v), dm::op::sum, nullptr);
   int sum = 0;
   for (int q : g) sum += map[static_cast<std::size_t>(q)];
   CHECK(v[0] == sum);

@@ -36,9 +36,9 @@ static long live() { return static_cast<long>(comm_counter::live()); }
 template <dm::fixed_string N, class M>
 void check_sum(const M& m) {
   std::vector<long> v{m.rank()};
-  m.template all_reduce<N>(std::span(v), dm::op::sum);
+  dm::all_reduce<N>(m, std::span(v), dm::op::sum);
   long expected = 0;
-  for (int r : m.layout().template group<N>(m.rank())) expected += r;
+  for (int r : dm::group<N>(m.layout(), m.rank())) expected += r;
   CHECK_EQ(v[0], expected);
 }
 

@@ -26,25 +26,25 @@ int rounds = 1000;  // argv[1] overrides (fewer under the sanitizers)
 /// `rounds` collectives on dim N, each checked; returns the number of wrong results.
 template <dm::fixed_string N, class M>
 int hammer(const M& m) {
-  const auto g = m.layout().template group<N>(m.rank());
+  const auto g = dm::group<N>(m.layout(), m.rank());
   const int me = m.rank();
   int wrong = 0;
   for (int i = 0; i < rounds; ++i) {
     // all_reduce: sum of (world rank + i) over the group.
     std::vector<long> v{me + i};
-    m.template all_reduce<N>(std::span(v), dm::op::sum);
+    dm::all_reduce<N>(m, std::span(v), dm::op::sum);
     long expected = 0;
     for (int r : g) expected += r + i;
     wrong += v[0] != expected;
     // all_gather: every member's world rank, in group order.
     const std::vector<int> mine{me * 1000 + i};
     std::vector<int> all(static_cast<std::size_t>(g.size()));
-    m.template all_gather<N>(std::span<const int>(mine), std::span(all));
+    dm::all_gather<N>(m, std::span<const int>(mine), std::span(all));
     for (int k = 0; k < g.size(); ++k) wrong += all[static_cast<std::size_t>(k)] != g[k] * 1000 + i;
     // broadcast from local rank i % size.
     const int root = i % g.size();
     std::vector<int> b{g.index_of(me) == root ? i * 7 + root : -1};
-    m.template broadcast<N>(std::span(b), root);
+    dm::broadcast<N>(m, std::span(b), root);
     wrong += b[0] != i * 7 + root;
   }
   return wrong;
@@ -72,7 +72,7 @@ TEST_CASE("concurrent collectives on dp, tp and tp_dp, one thread each") {
     long reads = 0;
     for (int i = 0; i < 20000; ++i) {
       const auto copy = f;
-      reads += copy.layout().template local_rank<"tp">(copy.rank()) + copy.size<"tp_dp">() +
+      reads += dm::local_rank<"tp">(copy.layout(), copy.rank()) + copy.size<"tp_dp">() +
                copy.layout().coordinate(copy.rank())[0];
     }
     a.join();
