@@ -38,8 +38,7 @@ MPI_Op mpi_op(op o) {
 /// A copy of the send buffer (ns elements) when it overlaps recv (nr elements), else empty.
 template <class T>
 std::vector<T> copy_if_overlapping(const T* send, std::size_t ns, const T* recv, std::size_t nr) {
-  const auto s = reinterpret_cast<std::uintptr_t>(send), r = reinterpret_cast<std::uintptr_t>(recv);
-  if (ns == 0 || nr == 0 || s + ns * sizeof(T) <= r || r + nr * sizeof(T) <= s) return {};
+  if (!devmesh::detail::buffers_overlap(send, ns, recv, nr)) return {};
   return std::vector<T>(send, send + ns);
 }
 

@@ -40,7 +40,7 @@ template <class T>
 void all_reduce(const comm_handle& h, const T* send, T* recv, std::size_t count, op o, cudaStream_t st) {
   comm_state& s = h.use("ncclAllReduce");
   require_avg_type<T>("ncclAllReduce", o);
-  send_copy<T> copy(send, count, send != recv && overlap(send, count, recv, count), st, "ncclAllReduce",
+  send_copy<T> copy(send, count, send != recv && devmesh::detail::buffers_overlap(send, count, recv, count), st, "ncclAllReduce",
                     reduction_overlap_remedy);
   enqueued(s, "ncclAllReduce", ncclAllReduce(copy.send, recv, count, datatype<T>, redop(o), s.comm, st));
   copy.settle(st);
@@ -52,7 +52,7 @@ void reduce(const comm_handle& h, const T* send, T* recv, std::size_t count, op 
   comm_state& s = h.use("ncclReduce");
   require_avg_type<T>("ncclReduce", o);
   s.check_rank("ncclReduce", "root", root);
-  send_copy<T> copy(send, count, send != recv && overlap(send, count, recv, count), st, "ncclReduce",
+  send_copy<T> copy(send, count, send != recv && devmesh::detail::buffers_overlap(send, count, recv, count), st, "ncclReduce",
                     reduction_overlap_remedy);
   enqueued(s, "ncclReduce", ncclReduce(copy.send, recv, count, datatype<T>, redop(o), root, s.comm, st));
   copy.settle(st);
@@ -87,7 +87,7 @@ template <class T>
 void all_to_all(const comm_handle& h, const T* send, T* recv, std::size_t count_per_rank, cudaStream_t st) {
   comm_state& s = h.use("all_to_all");
   const std::size_t n = static_cast<std::size_t>(s.size), total = n * count_per_rank;
-  const send_copy<T> copy(send, total, overlap(send, total, recv, total), st, "all_to_all",
+  const send_copy<T> copy(send, total, devmesh::detail::buffers_overlap(send, total, recv, total), st, "all_to_all",
                           "use disjoint buffers, or call it outside the group");
   as_group([&] {
     for (std::size_t p = 0; p < n; ++p) {
@@ -121,7 +121,7 @@ void sendrecv(const comm_handle& h, const T* send, std::size_t send_count, int d
   if (dest != -1) s.check_rank("ncclSend", "dest", dest);
   if (source != -1) s.check_rank("ncclRecv", "source", source);
   const send_copy<T> copy(send, send_count,
-                          dest != -1 && source != -1 && overlap(send, send_count, recv, recv_count), st, "sendrecv",
+                          dest != -1 && source != -1 && devmesh::detail::buffers_overlap(send, send_count, recv, recv_count), st, "sendrecv",
                           "use disjoint buffers, or call it outside the group");
   as_group([&] {
     if (dest != -1) enqueued(s, "ncclSend", ncclSend(copy.send, send_count, datatype<T>, dest, s.comm, st));

@@ -27,13 +27,6 @@ struct device_buffer {
   }
 };
 
-/// True when [a, a + na) and [b, b + nb) share an element.
-template <class T>
-bool overlap(const T* a, std::size_t na, const T* b, std::size_t nb) {
-  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
-  return na && nb && x < y + nb * sizeof(T) && y < x + na * sizeof(T);
-}
-
 /// `send`, or a device copy of its count elements when `needed` (it overlaps the receive
 /// buffer), made on stream st. The copy must outlive the kernels that read it: settle()
 /// waits for the stream. Inside a group those kernels run at the outermost group end,

@@ -33,6 +33,17 @@ constexpr const char* op_name(op o) {
 /// Stream argument of backends that have none (MPI): collectives take it and ignore it.
 struct no_stream {};
 
+namespace detail {
+/// True when [a, a + na) and [b, b + nb) share an element: a collective's send and recv that
+/// alias other than in place (MPI forbids it; NCCL reads send while it writes recv), so the
+/// backend sends a copy.
+template <class T>
+bool buffers_overlap(const T* a, std::size_t na, const T* b, std::size_t nb) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return na && nb && x < y + nb * sizeof(T) && y < x + na * sizeof(T);
+}
+}  // namespace detail
+
 /// Color passed to split() by ranks that belong to no group of the split (meshes smaller
 /// than the world): they get an invalid communicator back.
 inline constexpr int no_color = -1;
