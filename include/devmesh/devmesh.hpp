@@ -12,6 +12,7 @@
 #include "core/mesh_checks.hpp"
 #include "core/basic_mesh.hpp"
 #include "core/mesh.hpp"
+#include "core/group_list.hpp"
 #include "core/parse.hpp"
 #include "core/print.hpp"
 

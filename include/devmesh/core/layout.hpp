@@ -16,7 +16,11 @@
 // object's run-time values), as in std::extents: a static mesh stores nothing, and two
 // meshes with the same names and layouts are the same type, whatever their history.
 #pragma once
+#include <cstddef>
+#include <string_view>  // declares std::hash (as <functional> does, at a fraction of the cost)
+
 #include "config.hpp"
+#include "diagnostics.hpp"
 
 namespace devmesh {
 
@@ -74,6 +78,17 @@ namespace detail {
 /// The encoding of dynamic slot k in a layout value.
 DEVMESH_HOST_DEVICE constexpr int dynamic_slot(int k) { return -1 - k; }
 
+/// Modes [first, first + K) as an array (K > 0 or a one-element placeholder).
+template <int K>
+struct mode_array {
+  int m[K > 0 ? K : 1]{};
+};
+template <int K>
+DEVMESH_HOST_DEVICE constexpr mode_array<K> mode_list(int first) {
+  mode_array<K> r{};
+  for (int i = 0; i < K; ++i) r.m[i] = first + i;
+  return r;
+}
 /// True if modes (n1 : s1) and (n2 : s2), values resolved, of two meshes of one root share
 /// digits of its ranks. A mode is a contiguous digit group, so it spans the place values
 /// [s, s * n); two modes share digits exactly when those ranges meet. Size-1 modes have none.
@@ -85,30 +100,63 @@ DEVMESH_HOST_DEVICE constexpr bool modes_overlap(int n1, int s1, int n2, int s2)
 }
 }  // namespace detail
 
-/// One dim's layout with its values resolved: what the runtime keys communicators by, and
-/// what prints as the dim's stride. Up to M modes; count says how many.
+template <int M>
+struct dim_layout;
+
+/// The type every dim_layout<M>::coalesce() returns, whatever M: room for 30 modes. After
+/// coalescing, every mode has a shape >= 2 and the shapes multiply to the dim's size, at
+/// most INT_MAX (2^31 - 1) ranks: so at most 30 modes (2^30 <= INT_MAX < 2^31). One type for
+/// every dim of every mesh, so that a coalesced layout can key a map (the runtime's
+/// communicator cache).
+using coalesced_layout = dim_layout<30>;
+
+namespace detail {
+// Not constexpr: a layout that coalesces into more modes than an int's bits allow is no
+// layout of a mesh (its modes would multiply past INT_MAX).
+[[noreturn]] DEVMESH_HOST_DEVICE inline void fail_coalesce_capacity() {
+#if DEVMESH_DEVICE_PASS
+  __trap();
+  __builtin_unreachable();
+#else
+  throw_mesh_error("devmesh: dim_layout::coalesce: more than 30 modes of size >= 2 do not fit an int's ranks");
+#endif
+}
+}  // namespace detail
+
+/// One dim's layout with its values resolved: CuTe's (shape : stride) of the dim, as a
+/// function from an index in the dim's groups to an offset in the root's rank space (what a
+/// rank_group adds to its first position). Up to M modes; count says how many. Two dims have
+/// the same groups, in the same order, exactly when their coalesced layouts are equal, which
+/// makes coalesce() the key of a group (the runtime's communicator cache).
 template <int M>
 struct dim_layout {
   int count = 0;
   int shape[M > 0 ? M : 1]{};
   int stride[M > 0 ? M : 1]{};
 
+  /// Number of indices: the product of the shapes (the size of each group).
+  DEVMESH_HOST_DEVICE constexpr int size() const {
+    int n = 1;
+    for (int k = 0; k < count; ++k) n *= shape[k];
+    return n;
+  }
   /// CuTe's coalesce: size-1 modes dropped, a mode merged into the one before it when
   /// they are contiguous (stride_prev == shape * stride). Two dims have the same groups,
   /// in the same order, exactly when their coalesced layouts are equal.
-  DEVMESH_HOST_DEVICE constexpr dim_layout coalesce() const {
-    dim_layout out{};
+  DEVMESH_HOST_DEVICE constexpr coalesced_layout coalesce() const {
+    coalesced_layout out{};
     for (int i = 0; i < count; ++i) {
       if (shape[i] == 1) continue;
       const int last = out.count - 1;
       if (last >= 0 && out.stride[last] == shape[i] * stride[i]) {
         out.shape[last] *= shape[i];
         out.stride[last] = stride[i];
-      } else {
-        out.shape[out.count] = shape[i];
-        out.stride[out.count] = stride[i];
-        ++out.count;
+        continue;
       }
+      if (out.count == 30) detail::fail_coalesce_capacity();
+      out.shape[out.count] = shape[i];
+      out.stride[out.count] = stride[i];
+      ++out.count;
     }
     return out;
   }
@@ -122,6 +170,15 @@ struct dim_layout {
     }
     return offset;
   }
+  /// The function's inverse: the index i with (*this)(i) == offset, or -1 if there is none
+  /// (offset is not in a group's span of the rank space). O(count): each mode's digit of
+  /// offset, read row-major, then one evaluation to confirm.
+  DEVMESH_HOST_DEVICE constexpr int index_of(int offset) const {
+    if (offset < 0) return -1;
+    int i = 0;
+    for (int k = 0; k < count; ++k) i = i * shape[k] + (offset / stride[k]) % shape[k];
+    return (*this)(i) == offset ? i : -1;
+  }
 };
 
 /// Same modes, in the same order (the capacities may differ: dims of different meshes).
@@ -134,4 +191,30 @@ DEVMESH_HOST_DEVICE constexpr bool operator==(const dim_layout<A>& a, const dim_
   return true;
 }
 
+namespace detail {
+/// FNV-1a over a layout's modes as operator== compares them: equal layouts hash alike,
+/// whatever their capacities.
+template <int M>
+constexpr std::size_t hash_layout(const dim_layout<M>& l) {
+  std::size_t h = 14695981039346656037ULL;
+  const auto mix = [&h](int v) { h = (h ^ static_cast<std::size_t>(static_cast<unsigned>(v))) * 1099511628211ULL; };
+  mix(l.count);
+  for (int i = 0; i < l.count; ++i) {
+    mix(l.shape[i]);
+    mix(l.stride[i]);
+  }
+  return h;
+}
+}  // namespace detail
+
 }  // namespace devmesh
+
+namespace std {
+/// dim_layouts as keys of unordered containers (the runtime keys communicators by a
+/// coalesced_layout): equal layouts (operator==) hash alike, across capacities.
+template <int M>
+struct hash<devmesh::dim_layout<M>> {
+  /// The layout's hash (devmesh::detail::hash_layout).
+  constexpr std::size_t operator()(const devmesh::dim_layout<M>& l) const { return devmesh::detail::hash_layout(l); }
+};
+}  // namespace std
