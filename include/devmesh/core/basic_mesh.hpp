@@ -210,7 +210,8 @@ class basic_mesh : public indexed_mesh<L> {
       if constexpr (!checks::template check_cut<N, op::cut.error_dim, op::sizes[op::cut.error_dim < 0 ? 0 : op::cut.error_dim]>()) {
         return *this;  // a diagnostic has fired
       } else {
-        check_unflatten_sizes(index<N>, op::sizes);  // devmesh: the new sizes do not multiply to the dim's size
+        constexpr int sizes[] = {New::size...};  // a local copy: device code cannot read op::sizes
+        check_unflatten_sizes(index<N>, sizes);  // devmesh: the new sizes do not multiply to the dim's size
         return derive<op, names<typename New::name_type...>>();
       }
     }

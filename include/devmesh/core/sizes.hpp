@@ -28,8 +28,9 @@ enum class size_fault : int {
   inferred_mismatch,  // the inferred size differs from that dim's static size
 };
 
-/// No total given: the unknown size (if any) stays unknown.
-inline constexpr long long no_total = -1;
+/// No total given: the unknown size (if any) stays unknown. (Not an int: every int is a
+/// total to check, for_world(-1) included.)
+inline constexpr long long no_total = LLONG_MIN;
 
 /// What resolve_sizes reads: n sizes, at most `unknowns` of them unknown (dynamic_size).
 struct size_request {
