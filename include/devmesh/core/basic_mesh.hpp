@@ -63,7 +63,7 @@ class basic_mesh : public indexed_mesh<L> {
   /// values are static and differ.
   template <auto L2>
     requires(!std::is_same_v<basic_mesh<L2, Names>, basic_mesh> && detail::same_structure<L, L2>)
-  DEVMESH_HOST_DEVICE constexpr explicit(detail::conversion<L, L2>::plan.checked_at_run_time)
+  DEVMESH_HOST_DEVICE constexpr explicit(detail::explicit_conversion<L, L2>)
       basic_mesh(const basic_mesh<L2, Names>& from)
       : base(detail::converted_values<L, Names>(from)) {}
 

@@ -89,6 +89,22 @@ struct conversion {
   static constexpr int found = plan.mismatch < 0 ? 0 : layout_value(From, plan.mismatch);
 };
 
+template <auto>
+struct same_layout_tag {};
+template <auto To, auto From>
+constexpr bool conversion_checked_at_run_time() {
+  if constexpr (std::is_same_v<same_layout_tag<To>, same_layout_tag<From>> || !same_structure<To, From>)
+    return false;  // a copy, or no conversion: no plan to compute
+  else
+    return conversion<To, From>::plan.checked_at_run_time;
+}
+/// True if a mesh of layout From converts to one of layout To only with checks at run time:
+/// the converting constructor is then explicit. (A variable, for nvcc 13, as same_structure;
+/// computed without a plan where the layouts are one, or of different structures, since an
+/// explicit-specifier is evaluated for every candidate, copies included.)
+template <auto To, auto From>
+inline constexpr bool explicit_conversion = conversion_checked_at_run_time<To, From>();
+
 /// The dim (primary first) that has mode m of layout L.
 template <int D, int M>
 constexpr int dim_of_mode(const layout<D, M>& l, int m) {

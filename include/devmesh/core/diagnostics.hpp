@@ -77,7 +77,7 @@
 
 namespace devmesh {
 
-/// Thrown for every run-time misuse of a mesh (bad dynamic size, rank out of range, ...).
+/// Thrown for every run-time misuse of a mesh (bad dynamic size, position out of range, ...).
 /// what() starts with "devmesh:" and carries the values involved.
 class mesh_error : public std::invalid_argument {
  public:
@@ -253,7 +253,7 @@ constexpr void require() {
 }
 
 /// Run-time counterpart: not constexpr on purpose, so that reaching it inside a constant
-/// expression is a compile error that names it (rank or coordinate out of range).
+/// expression is a compile error that names it (position or coordinate out of range).
 [[noreturn]] inline void throw_mesh_error(const std::string& what) { throw mesh_error(what); }
 
 /// A run-time error message built in a fixed buffer (cut at 511 characters): the layout
@@ -283,8 +283,8 @@ struct message {
 
 // The messages of the layout queries' run-time errors, built once here rather than in every
 // mesh type's members, which only forward.
-[[noreturn, gnu::noinline]] inline void throw_rank_error(int r, int n) {
-  throw_mesh_error(message() << DEVMESH_MSG_RANK_RANGE ": rank " << r << " is not in [0, " << n << ")");
+[[noreturn, gnu::noinline]] inline void throw_rank_error(int position, int n) {
+  throw_mesh_error(message() << DEVMESH_MSG_RANK_RANGE ": rank " << position << " is not in [0, " << n << ")");
 }
 [[noreturn, gnu::noinline]] inline void throw_coordinate_error(std::string_view dim, int c, int n) {
   throw_mesh_error(message() << DEVMESH_MSG_COORD_RANGE ": coordinate " << c << " along dim '" << dim

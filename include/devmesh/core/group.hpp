@@ -9,9 +9,10 @@
 
 namespace devmesh {
 
-/// What a communicator split needs for one rank: MPI_Comm_split / ncclCommSplit take
-/// (color, key). Ranks with the same color form one group; key orders them, and equals
-/// the rank's index in the group, so the group keeps the mesh's order.
+/// What a communicator split needs for one position: MPI_Comm_split / ncclCommSplit take
+/// (color, key). Positions with the same color form one group (the color is its first
+/// position); key orders them, and equals the position's index in the group, so the group
+/// keeps the mesh's order.
 struct split_args {
   int color;
   int key;
@@ -29,10 +30,10 @@ class rank_group {
   dim_layout<K> layout_{};
 
  public:
-  /// A random-access iterator over the group's ranks (a std::random_access_iterator).
+  /// A random-access iterator over the group's positions (a std::random_access_iterator).
   /// It names no iterator tag, which would cost every TU the iterator header (under nvcc, twice):
   /// C++20 then takes it for random access (ITER_CONCEPT's default), and C++17's
-  /// iterator_traits for an input iterator, as std::views::iota's (its ranks are values,
+  /// iterator_traits for an input iterator, as std::views::iota's (its positions are values,
   /// not references).
   class iterator {
     const rank_group* g_ = nullptr;

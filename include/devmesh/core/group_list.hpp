@@ -12,13 +12,13 @@
 namespace devmesh {
 
 /// Every group of dims Ns... within one (sub)mesh, computed as it is iterated, never
-/// listed (as rank_group computes its ranks): a forward range of rank_group values, each
-/// group visited once, at its first rank in the submesh's order. all_groups makes one.
+/// listed (as rank_group computes its positions): a forward range of rank_group values, each
+/// group visited once, at its first position in the submesh's order. all_groups makes one.
 template <class Mesh, fixed_string... Ns>
 class group_list {
   using whole_type = decltype(std::declval<const Mesh&>().group(0));
   Mesh m_;
-  whole_type whole_;  // the submesh's ranks, in its order
+  whole_type whole_;  // the submesh's positions, in its order
 
   constexpr bool starts_group(int i) const { return m_.template group<Ns...>(whole_[i]).front() == whole_[i]; }
   constexpr int next_start(int i) const {
@@ -27,13 +27,13 @@ class group_list {
   }
 
  public:
-  /// The groups of dims Ns... within the submesh of m containing rank `member`.
+  /// The groups of dims Ns... within the submesh of m containing position `member`.
   constexpr group_list(const Mesh& m, int member) : m_(m), whole_(m.group(member)) {}
 
   /// A forward iterator over the groups.
   class iterator {
     const group_list* l_ = nullptr;
-    int i_ = 0;  // index in the submesh of the current group's first rank
+    int i_ = 0;  // index in the submesh of the current group's first position
 
    public:
     using value_type = decltype(std::declval<const Mesh&>().template group<Ns...>(0));
@@ -68,7 +68,7 @@ class group_list {
 };
 
 /// Every group of dims Ns... within the (sub)mesh containing `member`, in the order of their
-/// first ranks in that submesh: e.g. for tp on a (2, 4) dp/tp mesh, {0,1,2,3} then
+/// first positions in that submesh: e.g. for tp on a (2, 4) dp/tp mesh, {0,1,2,3} then
 /// {4,5,6,7}. A group_list: computed as it is iterated, nothing stored.
 template <fixed_string... Ns, auto L, class Names>
 constexpr group_list<basic_mesh<L, Names>, Ns...> all_groups(const basic_mesh<L, Names>& m, int member = 0) {

@@ -96,7 +96,7 @@ class indexed_mesh : private detail::mesh_values<L.ndynamic> {
 
   // ---- groups --------------------------------------------------------------------------
   /// The positions of this mesh (all its dims) that contain `position`: PyTorch's mesh
-  /// tensor, flattened, on that rank.
+  /// tensor, flattened, on that position.
   DEVMESH_HOST_DEVICE constexpr auto group(int position) const {
     check_position(position);
     constexpr auto modes = detail::mode_list<L.first[ndim]>(0);  // a local copy: device code cannot read statics

@@ -2,11 +2,11 @@
 // _MeshLayout keep it: every dim is a layout over the root mesh's rank space.
 //
 // A dim's layout is a list of modes (shape : stride), most significant first: a plain dim
-// has one mode, a flattened dim several (adjacent or not, in any order). With r a rank of
-// the root mesh:
-//   digit of r in mode (n : s)      = (r / s) % n
-//   coordinate of r along a dim     = its modes' digits, read row-major
-//   first rank of r's group over S  = r minus every digit of S's modes times its stride
+// has one mode, a flattened dim several (adjacent or not, in any order). With p a position
+// (a rank of the root mesh's rank space, [0, root size), the root's ranks row-major):
+//   digit of p in mode (n : s)          = (p / s) % n
+//   coordinate of p along a dim         = its modes' digits, read row-major
+//   first position of p's group over S  = p minus every digit of S's modes times its stride
 // Every mode is a contiguous digit group of the root's row-major rank, so any two modes
 // of one mesh are either the same mode or disjoint; slice, flatten and unflatten keep
 // that true (an unflatten that cuts a mode cuts it in every dim that has it). Overlap
@@ -33,7 +33,7 @@ struct layout {
   int stride[M > 0 ? M : 1]{};
   int first[D + 1]{};  // the modes of dim d are [first[d], first[d + 1])
   int nprimary = 0;    // dims [0, nprimary) are the mesh's dims; the rest are aliases
-  int root = 1;        // number of ranks of the root mesh (its rank space)
+  int root = 1;        // number of positions: the ranks of the root mesh (its rank space)
   int ndynamic = 0;    // number of run-time values (slots)
   static constexpr int ndims = D;
   static constexpr int nmodes = M;
@@ -160,8 +160,8 @@ struct dim_layout {
     }
     return out;
   }
-  /// The layout as a function, as in CuTe: where the i-th rank of a group lies, counted
-  /// from the group's first rank (i read row-major over the modes).
+  /// The layout as a function, as in CuTe: where the i-th position of a group lies, counted
+  /// from the group's first position (i read row-major over the modes).
   DEVMESH_HOST_DEVICE constexpr int operator()(int i) const {
     int offset = 0;
     for (int k = count - 1; k >= 0; --k) {

@@ -135,7 +135,7 @@ class mesh : public detail::root_base<Dims...> {
   /// checked from dynamic to static): mesh<dim<"dp">, dim<"tp">> d = mesh<dim<"dp", 2>, dim<"tp", 4>>{};
   template <auto L2>
     requires(detail::same_structure<base::layout, L2>)
-  DEVMESH_HOST_DEVICE constexpr explicit(detail::conversion<base::layout, L2>::plan.checked_at_run_time)
+  DEVMESH_HOST_DEVICE constexpr explicit(detail::explicit_conversion<base::layout, L2>)
       mesh(const basic_mesh<L2, typename base::names_type>& from)
       : base(from) {}
 

@@ -90,8 +90,9 @@ std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& o
   return os << to_string(m);
 }
 
-/// The rank table of the (sub)mesh containing rank `member`: one row per rank in row-major
-/// order, one column per dim, then the global rank (as in the reference notes).
+/// The rank table of the (sub)mesh containing position `member`: one row per position in
+/// row-major order, one column per dim, then the position (headed "global rank", as in the
+/// reference notes: without a rank map, the runtime's, a position is the world rank).
 template <auto L, class Names>
 std::string rank_table(const basic_mesh<L, Names>& m, int member = 0) {
   using M = basic_mesh<L, Names>;
