@@ -210,8 +210,7 @@ class basic_mesh : public indexed_mesh<L> {
       if constexpr (!checks::template check_cut<N, op::cut.error_dim, op::sizes[op::cut.error_dim < 0 ? 0 : op::cut.error_dim]>()) {
         return *this;  // a diagnostic has fired
       } else {
-        constexpr int sizes[] = {New::size...};  // a local copy: device code cannot read op::sizes
-        check_unflatten_sizes(index<N>, sizes);  // devmesh: the new sizes do not multiply to the dim's size
+        check_unflatten_sizes<index<N>, New::size...>();  // devmesh: the new sizes do not multiply to the dim's size
         return derive<op, names<typename New::name_type...>>();
       }
     }
@@ -255,11 +254,19 @@ class basic_mesh : public indexed_mesh<L> {
     else
       return result(detail::evaluate<Op>(this->values().v));
   }
-  /// Fails unless the new sizes multiply to dim d's size (a dynamic one: divide it).
-  template <int K>
-  DEVMESH_HOST_DEVICE constexpr void check_unflatten_sizes(int d, const int (&sizes)[K]) const {
-    const auto r = detail::resolve_sizes({.given = sizes, .n = K, .total = this->size_of(d)});
-    if (!r.ok()) fail_unflatten(d, r);
+  /// Fails unless the new sizes multiply to dim D's size (a dynamic one: divide it). The sizes
+  /// are resolved at compile time; at run time only against a dynamic dim's size.
+  template <int D, int... Sizes>
+  DEVMESH_HOST_DEVICE constexpr void check_unflatten_sizes() const {
+    constexpr int sizes[] = {Sizes...};
+    constexpr auto given = detail::resolve_given({.given = sizes, .n = sizeof...(Sizes)});
+    if constexpr (L.static_dim(D)) {
+      constexpr auto r = detail::resolve_total(given, L.static_dim_size(D), nullptr);
+      if constexpr (!r.ok()) fail_unflatten(D, r);  // (a static size that an inferred one does not divide)
+    } else {
+      const auto r = detail::resolve_total(given, this->size_of(D), nullptr);
+      if (!r.ok()) fail_unflatten(D, r);
+    }
   }
 
   DEVMESH_HOST_DEVICE static constexpr void check_dim_index(int d) {

@@ -112,6 +112,7 @@ class mesh : public detail::root_base<Dims...> {
   using values_base = typename base::values_base;
   static constexpr int num_dynamic = ((Dims::size == dynamic_size ? 1 : 0) + ... + 0);
   static constexpr int static_sizes[sizeof...(Dims) > 0 ? sizeof...(Dims) : 1] = {Dims::size...};
+  static constexpr const std::string_view* names_of = base::names_type::views;  // valid indices: unchecked
 
  public:
   // Unconstrained on purpose (nvcc 13 crashes on a constrained constructor in a derived
@@ -146,11 +147,13 @@ class mesh : public detail::root_base<Dims...> {
       detail::require<false, error::for_world_ambiguous<dims<typename Dims::name_type...>>>();
       return mesh(base(values_base{}));
     } else {
-      const auto r = detail::resolve_sizes({.given = static_sizes, .n = base::ndim, .fixed = static_sizes, .total = world});
-      if (!r.ok()) detail::throw_world_error(r, world, r.inferred < 0 ? std::string_view() : base::name(r.inferred));
+      // The static sizes at compile time; at run time only the world, a division.
+      constexpr auto given = detail::resolve_given({.given = static_sizes, .n = base::ndim, .fixed = static_sizes});
+      const auto r = detail::resolve_total(given, world, static_sizes);
+      if (!r.ok()) detail::throw_world_error(r, world, r.inferred < 0 ? std::string_view() : names_of[r.inferred]);
       int sizes[base::ndim]{};
       for (int i = 0; i < base::ndim; ++i) sizes[i] = i == r.inferred ? r.inferred_size : static_sizes[i];
-      return mesh(from_sizes(sizes));
+      return mesh(from_checked_sizes(sizes));
     }
   }
 
@@ -165,6 +168,10 @@ class mesh : public detail::root_base<Dims...> {
   static constexpr base from_sizes(const int* sizes) {
     const auto r = detail::resolve_sizes({.given = sizes, .n = base::ndim, .fixed = static_sizes, .unknowns = 0});
     if (!r.ok()) fail_sizes(sizes, r);  // devmesh: a size is not positive, not the static size, or overflows
+    return from_checked_sizes(sizes);
+  }
+  /// The mesh of the given sizes, one per dim, already resolved.
+  static constexpr base from_checked_sizes(const int* sizes) {
     int inputs[sizeof...(Dims)]{};
     for (int i = 0, k = 0; i < base::ndim; ++i)
       if (static_sizes[i] == dynamic_size) inputs[k++] = sizes[i];
@@ -181,7 +188,7 @@ class mesh : public detail::root_base<Dims...> {
     } else {
       int in[n]{};
       int k = 0;
-      ((in[k] = detail::size_as_int(given, base::name(dim_of_arg(k, n))), ++k), ...);
+      ((in[k] = detail::size_as_int(given, names_of[dim_of_arg(k, n)]), ++k), ...);
       int sizes[base::ndim]{};
       for (int i = 0, j = 0; i < base::ndim; ++i)
         sizes[i] = n == base::ndim ? in[i] : static_sizes[i] == dynamic_size ? in[j++] : static_sizes[i];
@@ -211,7 +218,7 @@ class mesh : public detail::root_base<Dims...> {
   // Not constexpr: in a constant expression (a static mesh given sizes) a bad size is a
   // compile error naming this function; at run time it throws, quoting the sizes as given.
   [[noreturn]] static void fail_sizes(const int* sizes, const detail::resolved_sizes& r) {
-    detail::throw_sizes_error(r, base::names_type::views, static_sizes, sizes, base::ndim);
+    detail::throw_sizes_error(r, names_of, static_sizes, sizes, base::ndim);
   }
 };
 

@@ -53,9 +53,10 @@ struct resolved_sizes {
   DEVMESH_HOST_DEVICE constexpr bool ok() const { return fault == size_fault::none; }
 };
 
-/// The one size resolver (see the file comment); no allocation, usable in constant
-/// expressions and device code.
-DEVMESH_HOST_DEVICE constexpr resolved_sizes resolve_sizes(const size_request& q) {
+/// The first half of resolve_sizes: the given sizes alone (per dim, then their product).
+/// Where the sizes are constants and only the total is known at run time, a caller resolves
+/// them at compile time and leaves the run time resolve_total, a division.
+DEVMESH_HOST_DEVICE constexpr resolved_sizes resolve_given(const size_request& q) {
   resolved_sizes r{};
   int unknown = 0;
   for (int d = 0; d < q.n && r.ok(); ++d) {
@@ -74,17 +75,30 @@ DEVMESH_HOST_DEVICE constexpr resolved_sizes resolve_sizes(const size_request& q
     if (q.given[d] > 0) r.known *= q.given[d];
     if (r.known > INT_MAX) r = {size_fault::overflow, -1, r.inferred, 0, INT_MAX + 1LL};
   }
-  if (!r.ok() || q.total == no_total) return r;
-  if (unknown == 0) {
-    if (r.known != q.total) r.fault = size_fault::total_mismatch;
-  } else if (q.total <= 0 || q.total % r.known != 0) {
+  return r;
+}
+
+/// The second half of resolve_sizes: given sizes resolved by resolve_given (r), against a
+/// total: the product must be it, or, with an unknown size, a positive multiple of the known
+/// ones; the inferred size must match that dim's static size (fixed, or nullptr).
+DEVMESH_HOST_DEVICE constexpr resolved_sizes resolve_total(resolved_sizes r, long long total, const int* fixed) {
+  if (!r.ok() || total == no_total) return r;
+  if (r.inferred < 0) {
+    if (r.known != total) r.fault = size_fault::total_mismatch;
+  } else if (total <= 0 || total % r.known != 0) {
     r.fault = size_fault::not_multiple;
   } else {
-    r.inferred_size = static_cast<int>(q.total / r.known);
-    const int st = q.fixed != nullptr ? q.fixed[r.inferred] : dynamic_size;
+    r.inferred_size = static_cast<int>(total / r.known);
+    const int st = fixed != nullptr ? fixed[r.inferred] : dynamic_size;
     if (st != dynamic_size && st != r.inferred_size) r.fault = size_fault::inferred_mismatch;
   }
   return r;
+}
+
+/// The one size resolver (see the file comment); no allocation, usable in constant
+/// expressions and device code.
+DEVMESH_HOST_DEVICE constexpr resolved_sizes resolve_sizes(const size_request& q) {
+  return resolve_total(resolve_given(q), q.total, q.fixed);
 }
 
 // The run-time messages of the mesh's own callers, built once (not per mesh type).
