@@ -56,15 +56,19 @@ class basic_mesh : public indexed_mesh<L> {
   DEVMESH_HOST_DEVICE constexpr basic_mesh()
     requires is_static
   {}
-  /// The same mesh as another type of the same names and layout structure (conversion.hpp):
-  /// implicit when every static value of this type is static and equal in `from` (static ->
-  /// dynamic), explicit when `from`'s values are checked at run time (dynamic -> static:
-  /// mesh_error naming the dim and both values); a compile error naming the dim where both
-  /// values are static and differ.
+  /// The same mesh as another type of the same names and layout structure (conversion.hpp),
+  /// implicitly: every static value of this type is static and equal in `from` (static ->
+  /// dynamic); where both values are static and differ, a compile error naming the dim.
   template <auto L2>
-    requires(!std::is_same_v<basic_mesh<L2, Names>, basic_mesh> && detail::same_structure<L, L2>)
-  DEVMESH_HOST_DEVICE constexpr explicit(detail::explicit_conversion<L, L2>)
-      basic_mesh(const basic_mesh<L2, Names>& from)
+    requires(detail::converts<L, L2> && !detail::explicit_conversion<L, L2>)
+  DEVMESH_HOST_DEVICE constexpr basic_mesh(const basic_mesh<L2, Names>& from)
+      : base(detail::converted_values<L, Names>(from)) {}
+  /// The same mesh as another type of the same names and layout structure, explicitly: some
+  /// static value of this type is dynamic in `from` (dynamic -> static), and checked at run
+  /// time (mesh_error naming the dim and both values; a trap in device code).
+  template <auto L2>
+    requires(detail::converts<L, L2> && detail::explicit_conversion<L, L2>)
+  DEVMESH_HOST_DEVICE constexpr explicit basic_mesh(const basic_mesh<L2, Names>& from)
       : base(detail::converted_values<L, Names>(from)) {}
 
   /// Index of dim N (aliases after the mesh's own dims); unknown names do not compile.

@@ -99,11 +99,16 @@ constexpr bool conversion_checked_at_run_time() {
     return conversion<To, From>::plan.checked_at_run_time;
 }
 /// True if a mesh of layout From converts to one of layout To only with checks at run time:
-/// the converting constructor is then explicit. (A variable, for nvcc 13, as same_structure;
+/// the explicit converting constructor takes it, else the implicit one. (A variable, for nvcc 13, as same_structure;
 /// computed without a plan where the layouts are one, or of different structures, since an
 /// explicit-specifier is evaluated for every candidate, copies included.)
 template <auto To, auto From>
 inline constexpr bool explicit_conversion = conversion_checked_at_run_time<To, From>();
+
+/// True if a mesh of layout From converts to another type of layout To: the same structure,
+/// and not the same layout (a copy).
+template <auto To, auto From>
+inline constexpr bool converts = !std::is_same_v<same_layout_tag<To>, same_layout_tag<From>> && same_structure<To, From>;
 
 /// The dim (primary first) that has mode m of layout L.
 template <int D, int M>

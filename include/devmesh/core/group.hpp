@@ -79,7 +79,7 @@ class rank_group {
   /// Always false: a group has at least one position.
   DEVMESH_HOST_DEVICE constexpr bool empty() const { return false; }
   /// The i-th position of the group (row-major in the order the dims were named).
-  DEVMESH_HOST_DEVICE constexpr int operator[](int i) const { return base_ + layout_(i); }
+  DEVMESH_HOST_DEVICE constexpr int operator[](int i) const { return layout_.at(base_, i); }
   /// The group's first position (the color of its communicator split).
   DEVMESH_HOST_DEVICE constexpr int front() const { return base_; }
   /// The group's last position.

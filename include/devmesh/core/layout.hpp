@@ -162,13 +162,18 @@ struct dim_layout {
   }
   /// The layout as a function, as in CuTe: where the i-th position of a group lies, counted
   /// from the group's first position (i read row-major over the modes).
-  DEVMESH_HOST_DEVICE constexpr int operator()(int i) const {
-    int offset = 0;
-    for (int k = count - 1; k >= 0; --k) {
-      offset += (i % shape[k]) * stride[k];
+  DEVMESH_HOST_DEVICE constexpr int operator()(int i) const { return at(0, i); }
+  /// start + (*this)(i): the i-th position of the group whose first position is start
+  /// (rank_group::operator[]). One sum from start, over all M modes of room with the unused
+  /// ones skipped: with count == M, as in a group, the trip count is a constant and g++ and
+  /// clang emit what hand-written digit arithmetic costs (bench/zero_cost).
+  DEVMESH_HOST_DEVICE constexpr int at(int start, int i) const {
+    for (int k = M - 1; k >= 0; --k) {
+      if (k >= count) continue;
+      start += (i % shape[k]) * stride[k];
       i /= shape[k];
     }
-    return offset;
+    return start;
   }
   /// The function's inverse: the index i with (*this)(i) == offset, or -1 if there is none
   /// (offset is not in a group's span of the rank space). O(count): each mode's digit of

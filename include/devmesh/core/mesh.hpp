@@ -131,14 +131,17 @@ class mesh : public detail::root_base<Dims...> {
     requires(sizeof...(I) > 0 && !(detail::is_mesh<I> || ...))  // meshes convert (below)
   constexpr explicit mesh(I... sizes) : base(make(sizes...)) {}
 
-  /// The same mesh as another mesh type with the same names and layout structure (as
-  /// basic_mesh's converting constructor: implicit from static to dynamic, explicit and
-  /// checked from dynamic to static): mesh<dim<"dp">, dim<"tp">> d = mesh<dim<"dp", 2>, dim<"tp", 4>>{};
+  /// The same mesh as another mesh type with the same names and layout structure, implicitly
+  /// (as basic_mesh's converting constructors; a mesh of this layout converts too):
+  /// mesh<dim<"dp">, dim<"tp">> d = mesh<dim<"dp", 2>, dim<"tp", 4>>{};
   template <auto L2>
-    requires(detail::same_structure<base::layout, L2>)
-  DEVMESH_HOST_DEVICE constexpr explicit(detail::explicit_conversion<base::layout, L2>)
-      mesh(const basic_mesh<L2, typename base::names_type>& from)
-      : base(from) {}
+    requires(detail::same_structure<base::layout, L2> && !detail::explicit_conversion<base::layout, L2>)
+  DEVMESH_HOST_DEVICE constexpr mesh(const basic_mesh<L2, typename base::names_type>& from) : base(from) {}
+  /// The same mesh as another mesh type with the same names and layout structure, explicitly
+  /// and checked: mesh<dim<"dp", 2>, dim<"tp", 4>> s(d);
+  template <auto L2>
+    requires(detail::same_structure<base::layout, L2> && detail::explicit_conversion<base::layout, L2>)
+  DEVMESH_HOST_DEVICE constexpr explicit mesh(const basic_mesh<L2, typename base::names_type>& from) : base(from) {}
 
   /// The mesh whose one dynamic dim (if any) is inferred so that it spans `world` ranks.
   /// Throws mesh_error if the static sizes do not divide world.
