@@ -19,6 +19,7 @@
 #include "core/mesh_checks.hpp"
 #include "core/basic_mesh.hpp"
 #include "core/mesh.hpp"
+#include "core/group_list.hpp"
 #include "core/queries.hpp"
 #include "core/parse.hpp"
 #include "core/print.hpp"

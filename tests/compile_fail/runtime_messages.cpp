@@ -41,7 +41,22 @@ TEST_CASE("coordinate and dim index out of range") {
   const mesh3d m{};
   CHECK(message_of([&] { (void)m.rank_at({0, two_v, 0}); }) ==
         "devmesh: coordinate out of range: coordinate 2 along dim 'cp' is not in [0, 2)");
-  CHECK(message_of([&] { (void)m.size(three); }) == "devmesh: dim index 3 is not in [0, 3)");
+  CHECK(message_of([&] { (void)m.size(three); }) == "devmesh: dim index 3 is not in [0, 3) (dims: dp, cp, tp)");
+  // Aliases are dims too (after the mesh's own): index 3 is dp_cp, 4 is out of range.
+  const auto f = m.flatten<"dp_cp", "dp", "cp">();
+  CHECK(f.size(three) == 4);
+  CHECK(message_of([&] { (void)f.size(three + 1); }) ==
+        "devmesh: dim index 4 is not in [0, 4) (dims: dp, cp, tp; aliases: dp_cp)");
+}
+
+TEST_CASE("conversion to a static mesh type") {
+  using dynamic3 = dm::mesh<dm::dim<"dp">, dm::dim<"cp">, dm::dim<"tp">>;
+  CHECK(message_of([] { (void)mesh3d(dynamic3(2, 3, 2)); }) ==
+        std::string(DEVMESH_MSG_CONVERSION) + ": dim 'cp' has size 3, the target type needs 2");
+  // A slice of another root: its one dim agrees, its root does not.
+  using slice_of_8 = decltype(mesh3d{}.slice<"tp">());
+  CHECK(message_of([] { (void)slice_of_8(dynamic3(3, 2, 2).slice<"tp">()); }) ==
+        std::string(DEVMESH_MSG_CONVERSION) + ": the root has 12 ranks, the target type needs 8");
 }
 
 TEST_CASE("dynamic sizes") {
@@ -89,6 +104,6 @@ TEST_CASE("unflatten of a dynamic dim") {
 TEST_CASE("every message starts with devmesh:") {
   for (const std::string m : {DEVMESH_MSG_RANK_RANGE, DEVMESH_MSG_COORD_RANGE, DEVMESH_MSG_NON_POSITIVE,
                               DEVMESH_MSG_STATIC_SIZE_MISMATCH, DEVMESH_MSG_OVERFLOW, DEVMESH_MSG_WORLD_MISMATCH,
-                              DEVMESH_MSG_UNFLATTEN_PRODUCT, DEVMESH_MSG_SIZE_RANGE})
+                              DEVMESH_MSG_UNFLATTEN_PRODUCT, DEVMESH_MSG_SIZE_RANGE, DEVMESH_MSG_CONVERSION})
     CHECK(m.rfind("devmesh: ", 0) == 0);
 }

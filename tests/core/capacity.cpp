@@ -19,7 +19,6 @@ using mesh65 = dm::mesh<D8(0, 1, 2, 3, 4, 5, 6, 7), D8(8, 9, 10, 11, 12, 13, 14,
                         D8(32, 33, 34, 35, 36, 37, 38, 39), D8(40, 41, 42, 43, 44, 45, 46, 47),
                         D8(48, 49, 50, 51, 52, 53, 54, 55), D8(56, 57, 58, 59, 60, 61, 62, 63),
                         dm::dim<"64", 6>>;
-#undef D8
 #undef D
 
 static_assert(mesh65::ndim == 65 && mesh65{}.size() == 6 && mesh65{}.size<"64">() == 6);
@@ -48,6 +47,20 @@ constexpr auto a16 =
     alias_all<"f">(alias_all<"e">(alias_all<"d">(alias_all<"c">(alias_all<"b">(alias_all<"a">(a10))))));
 static_assert(decltype(a16)::layout.nmodes == 544 && decltype(a16)::ndim_with_aliases == 48);
 static_assert(a16.size<"f">() == 1 && a16.size<"a0">() == 1 && a16.group<"f">(0).size() == 1);
+
+// The most modes a coalesced layout holds: 30 dims of size 2 (2^30 ranks, the largest power of
+// two an int counts) flattened in reverse order, so that no two modes merge.
+#define D(i) dm::dim<#i, 2>
+using mesh30 = dm::mesh<D8(0, 1, 2, 3, 4, 5, 6, 7), D8(8, 9, 10, 11, 12, 13, 14, 15),
+                        D8(16, 17, 18, 19, 20, 21, 22, 23), D(24), D(25), D(26), D(27), D(28), D(29)>;
+#undef D
+constexpr auto reversed = mesh30{}.flatten<"r", "29", "28", "27", "26", "25", "24", "23", "22", "21", "20", "19", "18", "17",
+                                           "16", "15", "14", "13", "12", "11", "10", "9", "8", "7", "6", "5", "4", "3",
+                                           "2", "1", "0">();
+static_assert(mesh30{}.size() == 1 << 30);
+static_assert(reversed.dim_layout(reversed.dim_index<"r">()).coalesce().count == 30);
+static_assert(mesh30{}.flatten<"all">().dim_layout(0).coalesce().count == 1);  // in order: one mode
+#undef D8
 }  // namespace
 
 int main() { return 0; }

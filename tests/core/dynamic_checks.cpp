@@ -205,4 +205,28 @@ TEST_CASE("dim indices out of range") {
   CHECK(starts_with(error_of([&] { (void)h.size(-1); }), "devmesh: dim index -1"));
   CHECK(h.size(1) == 4);
 }
+
+TEST_CASE("one index domain: every query by dim index takes the aliases, after the mesh's dims") {
+  const hsdp h(2);
+  const auto f = h.flatten<"all">();  // dim 0: all; aliases 1: replicate, 2: shard
+  CHECK(decltype(f)::ndim == 1);
+  for (int d = 0; d < decltype(f)::ndim_with_aliases; ++d) {
+    CAPTURE(d);
+    CHECK(f.size(d) == f.dim_size(d));
+    CHECK(f.dim_layout(d).size() == f.size(d));
+    for (int r = 0; r < 8; ++r) CHECK(f.comm_split(r, d).key == f.coordinate_unchecked(r, d));
+  }
+  CHECK(f.size(f.dim_index<"shard">()) == 4);
+  CHECK(decltype(f)::name(2) == "shard");
+  // Out of range, each query names every dim, aliases included.
+  for (int d : {-1, 3}) {
+    CAPTURE(d);
+    const std::string tail = " is not in [0, 3) (dims: all; aliases: replicate, shard)";
+    CHECK(error_of([&] { (void)f.size(d); }) == "devmesh: dim index " + std::to_string(d) + tail);
+    CHECK(error_of([&] { (void)f.dim_size(d); }) == "devmesh: dim index " + std::to_string(d) + tail);
+    CHECK(error_of([&] { (void)f.dim_layout(d); }) == "devmesh: dim index " + std::to_string(d) + tail);
+    CHECK(error_of([&] { (void)f.comm_split(0, d); }) == "devmesh: dim index " + std::to_string(d) + tail);
+    CHECK(error_of([&] { (void)decltype(f)::name(d); }) == "devmesh: dim index " + std::to_string(d) + tail);
+  }
+}
 }

@@ -41,6 +41,37 @@ TEST_SUITE("equality") {
     CHECK(std::hash<dynamic24>{}(two) != std::hash<dynamic24>{}(three));
   }
 
+  TEST_CASE("coalesced layouts key groups: equal keys, equal groups; hash across capacities") {
+    // The runtime's communicator cache: one key per group function, whatever the dim's name,
+    // capacity or history (a flattened alias of adjacent dims is the dims' group function).
+    using m3 = dm::mesh<dm::dim<"dp">, dm::dim<"cp">, dm::dim<"tp">>;
+    const m3 m(2, 3, 4);
+    const auto f = m.flatten<"cp_tp", "cp", "tp">().flatten<"tp_cp", "tp", "cp">();
+    std::unordered_set<dm::coalesced_layout> keys;
+    for (int d = 0; d < decltype(f)::ndim_with_aliases; ++d) keys.insert(f.dim_layout(d).coalesce());
+    CHECK(keys.size() == 5);  // dp, cp, tp, cp_tp, tp_cp: all different groups
+    CHECK(keys.count(m.slice<"cp", "tp">().flatten<"x">().dim_layout(0).coalesce()) == 1);  // = cp_tp
+    CHECK(keys.count(dm::mesh<dm::dim<"a">>(4).dim_layout(0).coalesce()) == 1);              // (4 : 1) = tp
+    // Equal layouts hash alike whatever their capacity, and coalescing keeps a coalesced one.
+    const auto cp_tp = f.dim_layout(f.dim_index<"cp_tp">());
+    CHECK(std::hash<dm::coalesced_layout>{}(cp_tp.coalesce()) == std::hash<dm::dim_layout<1>>{}(dm::dim_layout<1>{1, {12}, {1}}));
+    CHECK(cp_tp.coalesce() == dm::dim_layout<1>{1, {12}, {1}});
+    CHECK(cp_tp.coalesce().coalesce() == cp_tp.coalesce());
+  }
+
+  TEST_CASE("coalesce refuses more modes than an int's ranks allow") {
+    // 31 modes of size 2 that do not merge: no dim of a mesh (their sizes would multiply past
+    // INT_MAX), and more than coalesced_layout holds.
+    dm::dim_layout<31> bad{31};
+    for (int i = 0; i < 31; ++i) {
+      bad.shape[i] = 2;
+      bad.stride[i] = 1;
+    }
+    CHECK_THROWS_AS((void)bad.coalesce(), dm::mesh_error);
+    bad.count = 30;
+    CHECK(bad.coalesce().count == 30);
+  }
+
   TEST_CASE("meshes as keys of an unordered set") {
     std::unordered_set<dynamic24> set{dynamic24(2), dynamic24(3), dynamic24(2), dynamic24(6)};
     CHECK(set.size() == 3);

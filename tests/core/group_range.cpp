@@ -78,4 +78,24 @@ TEST_CASE("membership and order of groups on static and dynamic meshes") {
   const auto u = d.unflatten<"z", dm::dim<"z0">, dm::dim<"z1", 1>>().flatten<"xz", "x", "z0">();
   check_groups(u, [&](int r) { return u.group<"xz">(r); });
 }
+
+TEST_CASE("a group is its first position and its dims' layout, and index_of is the layout's inverse") {
+  const dm::mesh<dm::dim<"x">, dm::dim<"y">, dm::dim<"z">> d(3, 4, 5);
+  const auto f = d.flatten<"zx", "z", "x">();
+  for (int r = 0; r < d.root_size(); ++r) {
+    const auto g = f.group<"zx">(r);
+    const auto l = f.dim_layout(f.dim_index<"zx">());
+    CHECK(g.layout() == l);  // a one-dim group's layout is the dim's
+    CHECK(g.size() == l.size());
+    for (int i = 0; i < g.size(); ++i) {
+      CHECK(g[i] == g.front() + l(i));
+      CHECK(l.index_of(l(i)) == i);
+    }
+    // Offsets off the layout's image have no index.
+    for (int offset = -1; offset <= d.root_size(); ++offset) {
+      const auto it = std::ranges::find(g, g.front() + offset);
+      CHECK(l.index_of(offset) == (it == g.end() ? -1 : static_cast<int>(it - g.begin())));
+    }
+  }
+}
 }

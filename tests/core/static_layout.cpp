@@ -118,6 +118,47 @@ static_assert(with_one.count == 2 && with_one.coalesce().count == 1 && with_one.
 // Different layouts stay different types even when their sizes agree.
 static_assert(!std::is_same_v<decltype(mesh24{}.slice<"tp", "dp">()), root24>);
 
+// One layout vocabulary. dim_layout is a function from an index to an offset, and index_of
+// its inverse (-1 off the function's image); size() is its number of indices.
+static_assert(dp_tp.size() == 4 && dp_tp.index_of(5) == 3 && dp_tp.index_of(4) == 2 && dp_tp.index_of(0) == 0);
+static_assert(dp_tp.index_of(2) == -1 && dp_tp.index_of(8) == -1 && dp_tp.index_of(-1) == -1);
+// coalesce() gives one type whatever the capacity: the key of a group.
+static_assert(std::is_same_v<decltype(dp_tp.coalesce()), dm::coalesced_layout>);
+static_assert(std::is_same_v<decltype(mesh24{}.dim_layout(0).coalesce()), dm::coalesced_layout>);
+static_assert(std::is_same_v<dm::coalesced_layout, dm::dim_layout<30>>);
+// Equal layouts hash alike across capacities (std::hash is constexpr over them).
+constexpr auto mesh24_tp = mesh24{}.dim_layout(1);
+static_assert(std::hash<dm::coalesced_layout>{}(rt_tp.coalesce()) == std::hash<std::remove_const_t<decltype(mesh24_tp)>>{}(mesh24_tp));
+static_assert(std::hash<std::remove_const_t<decltype(rt_tp)>>{}(rt_tp) != std::hash<std::remove_const_t<decltype(mesh24_tp)>>{}(mesh24_tp));
+// A group is its first position and a dim_layout: the i-th position is front() + layout()(i).
+constexpr auto g_cd = m.group<"cp", "dp">(7);  // {1, 5, 3, 7}
+static_assert(g_cd.front() == 1 && g_cd.layout().count == 2 && g_cd.layout().stride[0] == 2 && g_cd.layout().stride[1] == 4);
+static_assert(g_cd[2] == g_cd.front() + g_cd.layout()(2) && g_cd.index_of(3) == 2 && g_cd.index_of(2) == -1);
+// (Not dm::rank_group<2>: nvcc 13's host code would spell that type as the expression it was
+// first made from inside group<>, which does not compile.)
+static_assert(std::remove_const_t<decltype(g_cd)>(1, g_cd.layout()) == g_cd);
+
+// One index domain per name: dim indices are [0, ndim_with_aliases), aliases after the
+// mesh's own dims, for every query that takes one (size(d) is PyTorch's for d < ndim).
+static_assert(decltype(f)::ndim == 3 && f.size(3) == 4 && f.size(f.dim_index<"dp_cp">()) == f.size<"dp_cp">());
+static_assert(f.dim_size(3) == 4 && f.dim_layout(3).count == 2 && decltype(f)::name(3) == "dp_cp");
+static_assert(f.comm_split(5, 3) == f.comm_split<"dp_cp">(5));
+
+// Static <-> dynamic conversion, as std::extents: static -> dynamic is implicit, and the
+// dynamic mesh has the same values; back to static is explicit (checked).
+using dyn3 = dm::mesh<dm::dim<"dp">, dm::dim<"cp">, dm::dim<"tp">>;
+constexpr dyn3 m_dyn = m;
+static_assert(m_dyn.shape() == m.shape() && m_dyn == m && !std::is_empty_v<dyn3>);
+static_assert(std::is_convertible_v<mesh3d, dyn3> && !std::is_convertible_v<dyn3, mesh3d>);
+static_assert(std::is_constructible_v<mesh3d, dyn3> && mesh3d(m_dyn) == m);
+// Derived meshes convert the same way (same names and structure): slices, aliases.
+using dyn_f = decltype(m_dyn.flatten<"dp_cp", "dp", "cp">());
+constexpr dyn_f f_dyn = f;
+static_assert(f_dyn.size<"dp_cp">() == 4 && decltype(f)(f_dyn) == f);
+static_assert(!std::is_constructible_v<dyn_f, mesh3d>);  // another structure (no alias)
+static_assert(!std::is_constructible_v<dm::mesh<dm::dim<"dp">, dm::dim<"pp">>, mesh24>);  // other names
+static_assert(std::is_convertible_v<decltype(mesh24{}.slice<"dp", "tp">()), mesh24>);  // a root's own layout
+
 }  // namespace
 
 #if defined(__CUDACC__)
@@ -127,6 +168,22 @@ __global__ void layout_kernel(int* out) {
   const int r = static_cast<int>(threadIdx.x);
   out[r] = mm.local_rank<"tp">(r) + 10 * mm.group<"dp", "cp">(r)[1] + 100 * mm.coordinate(r)[0];
 }
+// Every derivation is host-device: slice, flatten, unflatten and concatenate inside a kernel,
+// with the run-time checks of a dynamic mesh (unflatten's sizes, concatenate's overlap, a
+// conversion to a static type), which trap in device code. A dynamic mesh comes in as an
+// argument, converted from a static one on the host.
+__global__ void derive_kernel(dyn3 d, int* out) {
+  constexpr mesh3d mm{};
+  const int r = static_cast<int>(threadIdx.x);
+  const auto u = mm.unflatten<"tp", dm::dim<"a", 1>, dm::dim<"b">>();
+  const auto c = dm::concatenate(mm["tp"_dim], mm.flatten<"dp_cp", "dp", "cp">()["dp_cp"_dim]);
+  const auto du = d.unflatten<"dp", dm::dim<"x">, dm::dim<"y", 1>>();
+  const auto dc = d["tp"_dim].concatenate(d["dp"_dim]);
+  const mesh3d back(d);
+  const dyn3 again = back;
+  out[r] = u.size<"b">() + c.group<"dp_cp">(r).front() + du.size<"x">() + dc.local_rank<"dp">(r) + again.size();
+}
+void launch_derive_kernel(int* out) { derive_kernel<<<1, 8>>>(dyn3(mesh3d{}), out); }
 #endif
 
 int main() { return 0; }

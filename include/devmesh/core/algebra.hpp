@@ -12,6 +12,7 @@
 // recipe (a product or a quotient of two values) that the mesh evaluates at run time.
 #pragma once
 #include "layout.hpp"
+#include "sizes.hpp"
 
 namespace devmesh::detail {
 
@@ -259,12 +260,13 @@ struct cut {
 template <int M, int K, class Draft>
 constexpr cut<M, K> cut_one(Draft& r, int n, int s, const int (&sizes)[K]) {
   cut<M, K> c{};
-  int known = 1;
-  for (int j = 0; j < K; ++j) known = sizes[j] == dynamic_size ? known : known * sizes[j];
+  // The size resolver (sizes.hpp): the static sizes' product, and whether a static n is a
+  // multiple of it. One that is not is refused at run time, before the layout is used; its
+  // parts get fresh slots, so that they cannot pass for other modes meanwhile.
+  const auto resolved = resolve_sizes({.given = sizes, .n = K, .total = n > 0 ? n : no_total});
+  const int known = static_cast<int>(resolved.known);
   int part[K]{};
-  // A static n that known does not divide is refused at run time, before the layout is
-  // used; its parts get fresh slots, so that they cannot pass for other modes meanwhile.
-  const int inferred = n > 0 && n % known != 0 ? r.recipe(divided, n, known) : r.div(n, known);
+  const int inferred = resolved.fault == size_fault::not_multiple ? r.recipe(divided, n, known) : r.div(n, known);
   for (int j = 0; j < K; ++j) part[j] = sizes[j] == dynamic_size ? inferred : sizes[j];
   int stride = s;
   int t[K]{};

@@ -70,12 +70,14 @@
 #define DEVMESH_MSG_COORD_RANGE "devmesh: coordinate out of range"
 #define DEVMESH_MSG_STATIC_SIZE_MISMATCH "devmesh: a size given for a static dim differs from its static size"
 #define DEVMESH_MSG_WORLD_MISMATCH "devmesh: the mesh does not fit the world size"
+#define DEVMESH_MSG_CONVERSION \
+  "devmesh: mesh conversion: a static value of the target mesh type differs from the mesh's (see error::converted_value_differs<dim, what, target's value, mesh's value>)"
 #define DEVMESH_MSG_UNSUPPORTED_TYPE \
   "devmesh: this element type has no datatype in this communicator backend (see error::unsupported_element_type<type, backend>)"
 
 namespace devmesh {
 
-/// Thrown for every run-time misuse of a mesh (bad dynamic size, rank out of range, ...).
+/// Thrown for every run-time misuse of a mesh (bad dynamic size, position out of range, ...).
 /// what() starts with "devmesh:" and carries the values involved.
 class mesh_error : public std::invalid_argument {
  public:
@@ -103,6 +105,11 @@ template <class... Names>
 struct flattened {};
 template <int V>
 struct size_value {};
+/// What a conversion diagnostic compares (error::converted_value_differs): a mode's size (a
+/// one-mode dim's size), a mode's stride, or the root's number of ranks.
+struct size_of_mode {};
+struct stride_of_mode {};
+struct size_of_root {};
 
 namespace error {
 // Each template's fire() holds its static_assert; detail::require calls it on failure.
@@ -203,6 +210,10 @@ template <class DynamicDims>
 struct for_world_ambiguous {
   static constexpr void fire() { static_assert(always_false<DynamicDims>, DEVMESH_MSG_FOR_WORLD_AMBIGUOUS); }
 };
+template <class Dim, class What, class Target, class Mesh>
+struct converted_value_differs {
+  static constexpr void fire() { static_assert(always_false<Dim>, DEVMESH_MSG_CONVERSION); }
+};
 template <class T, class Backend>
 struct unsupported_element_type {
   static constexpr void fire() { static_assert(always_false<T>, DEVMESH_MSG_UNSUPPORTED_TYPE); }
@@ -242,7 +253,7 @@ constexpr void require() {
 }
 
 /// Run-time counterpart: not constexpr on purpose, so that reaching it inside a constant
-/// expression is a compile error that names it (rank or coordinate out of range).
+/// expression is a compile error that names it (position or coordinate out of range).
 [[noreturn]] inline void throw_mesh_error(const std::string& what) { throw mesh_error(what); }
 
 /// A run-time error message built in a fixed buffer (cut at 511 characters): the layout
@@ -272,21 +283,21 @@ struct message {
 
 // The messages of the layout queries' run-time errors, built once here rather than in every
 // mesh type's members, which only forward.
-[[noreturn, gnu::noinline]] inline void throw_rank_error(int r, int n) {
-  throw_mesh_error(message() << DEVMESH_MSG_RANK_RANGE ": rank " << r << " is not in [0, " << n << ")");
+[[noreturn, gnu::noinline]] inline void throw_rank_error(int position, int n) {
+  throw_mesh_error(message() << DEVMESH_MSG_RANK_RANGE ": rank " << position << " is not in [0, " << n << ")");
 }
 [[noreturn, gnu::noinline]] inline void throw_coordinate_error(std::string_view dim, int c, int n) {
   throw_mesh_error(message() << DEVMESH_MSG_COORD_RANGE ": coordinate " << c << " along dim '" << dim
                              << "' is not in [0, " << n << ")");
 }
-[[noreturn, gnu::noinline]] inline void throw_dim_index_error(int d, int n) {
-  throw_mesh_error(message() << "devmesh: dim index " << d << " is not in [0, " << n << ")");
-}
-[[noreturn]] inline void throw_unflatten_error(std::string_view dim, int whole, long long known, bool inferred) {
-  throw_mesh_error(message() << DEVMESH_MSG_UNFLATTEN_PRODUCT ": dim '" << dim << "' has size " << whole
-                             << (inferred ? ", not divisible by the static new sizes' product "
-                                          : ", the new dims multiply to ")
-                             << known);
+/// A dim index out of [0, n): the message lists the dims (the first nprimary of names) and
+/// the aliases (the rest), so that the index can be read against them.
+[[noreturn, gnu::noinline]] inline void throw_dim_index_error(int d, const std::string_view* names, int nprimary,
+                                                              int n) {
+  message m;
+  m << "devmesh: dim index " << d << " is not in [0, " << n << ") (dims: ";
+  for (int i = 0; i < n; ++i) m << (i == 0 ? "" : i == nprimary ? "; aliases: " : ", ") << names[i];
+  throw_mesh_error(m << ")");
 }
 }  // namespace detail
 

@@ -1,15 +1,18 @@
-// devmesh/core/group.hpp: the ranks of one process group, computed, never listed.
+// devmesh/core/group.hpp: the positions of one process group, computed, never listed: a
+// first position and a dim_layout (layout.hpp), and the (color, key) of a communicator split.
 #pragma once
 #include <compare>
 #include <cstddef>
 
 #include "config.hpp"
+#include "layout.hpp"
 
 namespace devmesh {
 
-/// What a communicator split needs for one rank: MPI_Comm_split / ncclCommSplit take
-/// (color, key). Ranks with the same color form one group; key orders them, and equals
-/// the rank's index in the group, so the group keeps the mesh's order.
+/// What a communicator split needs for one position: MPI_Comm_split / ncclCommSplit take
+/// (color, key). Positions with the same color form one group (the color is its first
+/// position); key orders them, and equals the position's index in the group, so the group
+/// keeps the mesh's order.
 struct split_args {
   int color;
   int key;
@@ -17,21 +20,20 @@ struct split_args {
   friend constexpr bool operator==(split_args, split_args) = default;
 };
 
-/// The ranks of a group, row-major over K digit groups (atoms): O(K) storage, no heap,
-/// usable in constant expressions and device code. A random-access range of int.
+/// The positions of a group (ranks of the root mesh's rank space), computed, never listed:
+/// its first position plus a dim_layout<K> of K modes as a function (the i-th position is
+/// base + layout(i), row-major over the modes). O(K) storage, no heap, usable in constant
+/// expressions and device code. A random-access range of int.
 template <int K>
 class rank_group {
-  static constexpr int cap = K > 0 ? K : 1;
   int base_ = 0;
-  int count_ = 1;
-  int size_[cap]{};
-  int stride_[cap]{};
+  dim_layout<K> layout_{};
 
  public:
-  /// A random-access iterator over the group's ranks (a std::random_access_iterator).
+  /// A random-access iterator over the group's positions (a std::random_access_iterator).
   /// It names no iterator tag, which would cost every TU the iterator header (under nvcc, twice):
   /// C++20 then takes it for random access (ITER_CONCEPT's default), and C++17's
-  /// iterator_traits for an input iterator, as std::views::iota's (its ranks are values,
+  /// iterator_traits for an input iterator, as std::views::iota's (its positions are values,
   /// not references).
   class iterator {
     const rank_group* g_ = nullptr;
@@ -61,54 +63,43 @@ class rank_group {
 
   /// An empty group.
   constexpr rank_group() = default;
-  /// base: the group's first rank; sizes/strides: its digit groups, most significant first.
+  /// base: the group's first position; layout: its modes (K of them), most significant first.
+  DEVMESH_HOST_DEVICE constexpr rank_group(int base, const dim_layout<K>& layout) : base_(base), layout_(layout) {}
+  /// base: the group's first position; sizes/strides: its K modes, most significant first.
   DEVMESH_HOST_DEVICE constexpr rank_group(int base, const int* sizes, const int* strides) : base_(base) {
+    layout_.count = K;
     for (int i = 0; i < K; ++i) {
-      size_[i] = sizes[i];
-      stride_[i] = strides[i];
-      count_ *= sizes[i];
+      layout_.shape[i] = sizes[i];
+      layout_.stride[i] = strides[i];
     }
   }
 
-  /// Number of ranks in the group.
-  DEVMESH_HOST_DEVICE constexpr int size() const { return count_; }
-  /// Always false: a group has at least one rank.
+  /// Number of positions in the group.
+  DEVMESH_HOST_DEVICE constexpr int size() const { return layout_.size(); }
+  /// Always false: a group has at least one position.
   DEVMESH_HOST_DEVICE constexpr bool empty() const { return false; }
-  /// The i-th rank of the group (row-major in the order the dims were named).
-  DEVMESH_HOST_DEVICE constexpr int operator[](int i) const {
-    int r = base_;
-    for (int k = K - 1; k >= 0; --k) {
-      r += (i % size_[k]) * stride_[k];
-      i /= size_[k];
-    }
-    return r;
-  }
-  /// The group's first rank (the color of its communicator split).
+  /// The i-th position of the group (row-major in the order the dims were named).
+  DEVMESH_HOST_DEVICE constexpr int operator[](int i) const { return layout_.at(base_, i); }
+  /// The group's first position (the color of its communicator split).
   DEVMESH_HOST_DEVICE constexpr int front() const { return base_; }
-  /// The group's last rank.
-  DEVMESH_HOST_DEVICE constexpr int back() const { return (*this)[count_ - 1]; }
-  /// Index of global rank r in this group, or -1 if r is not in it. O(K).
-  DEVMESH_HOST_DEVICE constexpr int index_of(int r) const {
-    int off = r - base_;
-    int idx = 0;
-    for (int k = 0; k < K; ++k) {
-      const int d = (off / stride_[k]) % size_[k];
-      if (off < 0 || d < 0) return -1;
-      idx = idx * size_[k] + d;
-    }
-    return (*this)[idx] == r ? idx : -1;
-  }
-  /// True if global rank r is in the group. O(K).
-  DEVMESH_HOST_DEVICE constexpr bool contains(int r) const { return index_of(r) >= 0; }
-  /// Iterator to the first rank.
+  /// The group's last position.
+  DEVMESH_HOST_DEVICE constexpr int back() const { return (*this)[size() - 1]; }
+  /// The group's layout: where its i-th position lies, counted from front().
+  DEVMESH_HOST_DEVICE constexpr const dim_layout<K>& layout() const { return layout_; }
+  /// Index of `position` in this group, or -1 if it is not in it. O(K).
+  DEVMESH_HOST_DEVICE constexpr int index_of(int position) const { return layout_.index_of(position - base_); }
+  /// True if `position` is in the group. O(K).
+  DEVMESH_HOST_DEVICE constexpr bool contains(int position) const { return index_of(position) >= 0; }
+  /// Iterator to the first position.
   DEVMESH_HOST_DEVICE constexpr iterator begin() const { return {this, 0}; }
-  /// Iterator past the last rank.
-  DEVMESH_HOST_DEVICE constexpr iterator end() const { return {this, count_}; }
+  /// Iterator past the last position.
+  DEVMESH_HOST_DEVICE constexpr iterator end() const { return {this, size()}; }
 
-  /// The same ranks in the same order.
+  /// The same positions in the same order.
   DEVMESH_HOST_DEVICE friend constexpr bool operator==(const rank_group& a, const rank_group& b) {
-    if (a.count_ != b.count_) return false;
-    for (int i = 0; i < a.count_; ++i)
+    const int n = a.size();
+    if (n != b.size()) return false;
+    for (int i = 0; i < n; ++i)
       if (a[i] != b[i]) return false;
     return true;
   }

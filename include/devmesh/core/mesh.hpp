@@ -16,6 +16,7 @@
 #include "diagnostics.hpp"
 #include "dim.hpp"
 #include "names.hpp"
+#include "sizes.hpp"
 
 namespace devmesh {
 
@@ -49,39 +50,14 @@ constexpr int size_as_int(T v, std::string_view dim) {
   return static_cast<int>(v);
 }
 
-// The root's run-time errors, built once (not per mesh type): see diagnostics.hpp.
-[[noreturn]] inline void throw_world_error(int world, long long fixed, std::string_view dynamic_dim) {
-  message m;
-  m << DEVMESH_MSG_WORLD_MISMATCH ": world size " << world;
-  if (dynamic_dim.empty())
-    m << " differs from the mesh size " << fixed;
-  else
-    m << " is not a positive multiple of the static dims' product " << fixed << " (dynamic dim '" << dynamic_dim
-      << "' cannot be inferred)";
-  throw_mesh_error(m);
-}
-/// Dim d's size is not positive or differs from its static size; d == n: they overflow.
-[[noreturn]] inline void throw_sizes_error(const std::string_view* names, const int* static_sizes, const int* sizes,
-                                           int n, int d) {
-  message m;
-  if (d == n) {
-    m << DEVMESH_MSG_OVERFLOW ": the sizes (";
-    for (int b = 0; b < n; ++b) m << (b ? ", " : "") << names[b] << "=" << sizes[b];
-    throw_mesh_error(m << ") multiply to more than " << INT_MAX);
-  }
-  if (sizes[d] <= 0) throw_mesh_error(m << DEVMESH_MSG_NON_POSITIVE ": got " << sizes[d] << " for dim '" << names[d] << "'");
-  throw_mesh_error(m << DEVMESH_MSG_STATIC_SIZE_MISMATCH ": dim '" << names[d] << "' is " << static_sizes[d] << ", got "
-                     << sizes[d]);
-}
-
 template <class... Dims>
 constexpr bool check_root() {
   if constexpr (sizeof...(Dims) == 0) {
     require<false, error::mesh_without_dims<dims<typename Dims::name_type...>>>();
   } else {
-    constexpr int sizes[] = {Dims::size...};
-    constexpr long long product = saturating_product(sizes, sizeof...(Dims));  // dynamic sizes: 1
-    require<(product <= INT_MAX), error::size_overflow<dims<typename Dims::name_type...>>>();
+    constexpr int sizes[] = {Dims::size...};  // any number of them dynamic: counted as 1
+    constexpr auto r = resolve_sizes({.given = sizes, .n = sizeof...(Dims), .unknowns = sizeof...(Dims)});
+    require<(r.fault != size_fault::overflow), error::size_overflow<dims<typename Dims::name_type...>>>();
   }
   return true;  // the diagnostic (if any) has fired: a second, plain assertion would only add noise
 }
@@ -96,7 +72,8 @@ struct root_op {
       return root<1>({1});
     } else {
       int sizes[] = {Dims::size...};
-      const bool fits = saturating_product(sizes, sizeof...(Dims)) <= INT_MAX;
+      const bool fits = resolve_sizes({.given = sizes, .n = sizeof...(Dims), .unknowns = sizeof...(Dims)}).fault !=
+                        size_fault::overflow;
       for (int& s : sizes)
         if (!fits || (s <= 0 && s != dynamic_size)) s = 1;
       return root(sizes);
@@ -106,6 +83,12 @@ struct root_op {
 
 template <class... Dims>
 using root_base = basic_mesh<derivation<root_op<Dims...>>::exact.value, names<typename Dims::name_type...>>;
+
+/// Any mesh type: a basic_mesh or a type derived from one (mesh<...>).
+template <auto L, class Names>
+void as_basic_mesh(const basic_mesh<L, Names>&);
+template <class T>
+concept is_mesh = requires(const T& t) { detail::as_basic_mesh(t); };
 
 /// The names of the dynamic dims among Dims, as dims<...> (for diagnostics).
 template <class Acc, class... Dims>
@@ -126,8 +109,10 @@ template <dim_spec... Dims>  // devmesh: every argument of mesh<...> must be a d
 class mesh : public detail::root_base<Dims...> {
   static_assert(detail::check_root<Dims...>());
   using base = detail::root_base<Dims...>;
+  using values_base = typename base::values_base;
   static constexpr int num_dynamic = ((Dims::size == dynamic_size ? 1 : 0) + ... + 0);
   static constexpr int static_sizes[sizeof...(Dims) > 0 ? sizeof...(Dims) : 1] = {Dims::size...};
+  static constexpr const std::string_view* names_of = base::names_type::views;  // valid indices: unchecked
 
  public:
   // Unconstrained on purpose (nvcc 13 crashes on a constrained constructor in a derived
@@ -143,35 +128,40 @@ class mesh : public detail::root_base<Dims...> {
   /// diagnostic naming the dim. Throws mesh_error on a size that does not fit in an int
   /// (quoting the value as given), is not positive, or differs from a static size.
   template <class... I>
-    requires(sizeof...(I) > 0 && !(std::is_base_of_v<base, I> || ...))  // copies stay copies
+    requires(sizeof...(I) > 0 && !(detail::is_mesh<I> || ...))  // meshes convert (below)
   constexpr explicit mesh(I... sizes) : base(make(sizes...)) {}
+
+  /// The same mesh as another mesh type with the same names and layout structure, implicitly
+  /// (as basic_mesh's converting constructors; a mesh of this layout converts too):
+  /// mesh<dim<"dp">, dim<"tp">> d = mesh<dim<"dp", 2>, dim<"tp", 4>>{};
+  template <auto L2>
+    requires(detail::same_structure<base::layout, L2> && !detail::explicit_conversion<base::layout, L2>)
+  DEVMESH_HOST_DEVICE constexpr mesh(const basic_mesh<L2, typename base::names_type>& from) : base(from) {}
+  /// The same mesh as another mesh type with the same names and layout structure, explicitly
+  /// and checked: mesh<dim<"dp", 2>, dim<"tp", 4>> s(d);
+  template <auto L2>
+    requires(detail::same_structure<base::layout, L2> && detail::explicit_conversion<base::layout, L2>)
+  DEVMESH_HOST_DEVICE constexpr explicit mesh(const basic_mesh<L2, typename base::names_type>& from) : base(from) {}
 
   /// The mesh whose one dynamic dim (if any) is inferred so that it spans `world` ranks.
   /// Throws mesh_error if the static sizes do not divide world.
   static mesh for_world(int world) {
     if constexpr (num_dynamic > 1) {
       detail::require<false, error::for_world_ambiguous<dims<typename Dims::name_type...>>>();
-      return mesh(base(typename base::values_base{}));
+      return mesh(base(values_base{}));
     } else {
-      long long fixed = 1;
-      int dyn = -1;
-      for (int i = 0; i < base::ndim; ++i) {
-        if (static_sizes[i] == dynamic_size)
-          dyn = i;
-        else
-          fixed *= static_sizes[i];
-      }
-      if (world <= 0 || world % fixed != 0 || (dyn < 0 && fixed != world))
-        detail::throw_world_error(world, fixed, dyn < 0 ? std::string_view() : base::name(dyn));
+      // The static sizes at compile time; at run time only the world, a division.
+      constexpr auto given = detail::resolve_given({.given = static_sizes, .n = base::ndim, .fixed = static_sizes});
+      const auto r = detail::resolve_total(given, world, static_sizes);
+      if (!r.ok()) detail::throw_world_error(r, world, r.inferred < 0 ? std::string_view() : names_of[r.inferred]);
       int sizes[base::ndim]{};
-      for (int i = 0; i < base::ndim; ++i) sizes[i] = i == dyn ? static_cast<int>(world / fixed) : static_sizes[i];
-      return mesh(from_sizes(sizes));
+      for (int i = 0; i < base::ndim; ++i) sizes[i] = i == r.inferred ? r.inferred_size : static_sizes[i];
+      return mesh(from_checked_sizes(sizes));
     }
   }
 
  private:
-  constexpr explicit mesh(const base& b) : base(b) {}
-  DEVMESH_HOST_DEVICE static constexpr typename base::values_base static_values() {
+  DEVMESH_HOST_DEVICE static constexpr values_base static_values() {
     detail::require<base::is_static, error::default_constructed_dynamic_mesh<
                                          typename detail::dynamic_names<dims<>, Dims...>::type>>();
     return {};
@@ -179,25 +169,29 @@ class mesh : public detail::root_base<Dims...> {
   /// The mesh of the given sizes, one per dim (checked: positive, static ones match, fits
   /// an int). A static mesh stores nothing, but its sizes are checked all the same.
   static constexpr base from_sizes(const int* sizes) {
-    const int bad = first_bad_size(sizes);
-    if (bad >= 0) fail_sizes(sizes, bad);  // devmesh: a size is not positive, not the static size, or overflows
+    const auto r = detail::resolve_sizes({.given = sizes, .n = base::ndim, .fixed = static_sizes, .unknowns = 0});
+    if (!r.ok()) fail_sizes(sizes, r);  // devmesh: a size is not positive, not the static size, or overflows
+    return from_checked_sizes(sizes);
+  }
+  /// The mesh of the given sizes, one per dim, already resolved.
+  static constexpr base from_checked_sizes(const int* sizes) {
     int inputs[sizeof...(Dims)]{};
     for (int i = 0, k = 0; i < base::ndim; ++i)
       if (static_sizes[i] == dynamic_size) inputs[k++] = sizes[i];
-    return base(base::template evaluate<detail::root_op<Dims...>>(inputs));
+    return base(detail::evaluate<detail::root_op<Dims...>>(inputs));
   }
   template <class... I>
   static constexpr base make(I... given) {
     constexpr int n = static_cast<int>(sizeof...(I));
     if constexpr (n != num_dynamic && n != base::ndim) {
       detail::require<false, error::wrong_size_count<size_value<n>, size_value<num_dynamic>, size_value<base::ndim>>>();
-      return base(typename base::values_base{});
+      return base(values_base{});
     } else if constexpr (!check_size_types<I...>()) {
-      return base(typename base::values_base{});  // no conversion after the diagnostic: no cascade
+      return base(values_base{});  // no conversion after the diagnostic: no cascade
     } else {
       int in[n]{};
       int k = 0;
-      ((in[k] = detail::size_as_int(given, base::name(dim_of_arg(k, n))), ++k), ...);
+      ((in[k] = detail::size_as_int(given, names_of[dim_of_arg(k, n)]), ++k), ...);
       int sizes[base::ndim]{};
       for (int i = 0, j = 0; i < base::ndim; ++i)
         sizes[i] = n == base::ndim ? in[i] : static_sizes[i] == dynamic_size ? in[j++] : static_sizes[i];
@@ -224,17 +218,10 @@ class mesh : public detail::root_base<Dims...> {
                                                      std::tuple_element_t<bad, std::tuple<I...>>>>();
     return bad < 0;
   }
-  /// The first dim whose size is not positive or differs from its static size; ndim if the
-  /// sizes multiply to more than INT_MAX; -1 if the sizes are fine.
-  static constexpr int first_bad_size(const int* sizes) {
-    for (int d = 0; d < base::ndim; ++d)
-      if (sizes[d] <= 0 || (static_sizes[d] != dynamic_size && static_sizes[d] != sizes[d])) return d;
-    return detail::saturating_product(sizes, base::ndim) > INT_MAX ? base::ndim : -1;
-  }
   // Not constexpr: in a constant expression (a static mesh given sizes) a bad size is a
   // compile error naming this function; at run time it throws, quoting the sizes as given.
-  [[noreturn]] static void fail_sizes(const int* sizes, int d) {
-    detail::throw_sizes_error(base::names_type::views, static_sizes, sizes, base::ndim, d);
+  [[noreturn]] static void fail_sizes(const int* sizes, const detail::resolved_sizes& r) {
+    detail::throw_sizes_error(r, names_of, static_sizes, sizes, base::ndim);
   }
 };
 

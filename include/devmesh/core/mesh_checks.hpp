@@ -11,31 +11,9 @@
 #include "fixed_string.hpp"
 #include "layout.hpp"
 #include "names.hpp"
+#include "sizes.hpp"
 
 namespace devmesh::detail {
-
-/// Modes [first, first + K) as an array (K > 0 or a one-element placeholder).
-template <int K>
-struct mode_array {
-  int m[K > 0 ? K : 1]{};
-};
-template <int K>
-DEVMESH_HOST_DEVICE constexpr mode_array<K> mode_list(int first) {
-  mode_array<K> r{};
-  for (int i = 0; i < K; ++i) r.m[i] = first + i;
-  return r;
-}
-
-/// The product of `sizes` (dynamic_size counted as 1), saturated at INT_MAX + 1: it never
-/// overflows, and a result > INT_MAX means "more ranks than an int can count".
-constexpr long long saturating_product(const int* sizes, int n) {
-  long long p = 1;
-  for (int i = 0; i < n; ++i) {
-    if (sizes[i] != dynamic_size) p *= sizes[i];
-    if (p > INT_MAX || p < -INT_MAX) return INT_MAX + 1LL;
-  }
-  return p;
-}
 
 /// The modes of dims `dims`, concatenated in that order (Count of them).
 template <int Count, int D, int M, int K>
@@ -46,15 +24,6 @@ constexpr mode_array<Count> selected_modes(const layout<D, M>& l, const int (&di
     for (int m = l.first[dims[k]]; m < l.first[dims[k] + 1] && n < Count; ++m) r.m[n++] = m;
   return r;
 }
-
-template <class Names, int I>
-struct name_of_impl;
-template <class... N, int I>
-struct name_of_impl<names<N...>, I> {
-  using type = name_at<I, N...>;
-};
-template <class Names, int I>
-using name_of = typename name_of_impl<Names, I>::type;
 
 template <class Names>
 constexpr bool check_mesh_names() {
@@ -170,9 +139,6 @@ struct mesh_checks {
         if (f >= 0 && f != d) return f;
       return -1;
     }();
-    constexpr int ndyn = ((New::size == dynamic_size ? 1 : 0) + ...);
-    constexpr int new_sizes[] = {New::size...};
-    constexpr long long product = saturating_product(new_sizes, sizeof...(New));  // dynamic: 1
     if constexpr (!valid_dims) {
       return false;  // the bad new dim's own check (empty name, non-positive size) has fired
     } else if constexpr (repeats) {
@@ -181,23 +147,30 @@ struct mesh_checks {
     } else if constexpr (clash >= 0) {
       require<false, error::name_taken<name_of<Names, clash>, existing>>();
       return false;
-    } else if constexpr (ndyn > 1) {
+    } else {
+      return check_new_sizes<N, New...>();
+    }
+  }
+  /// check_new_dims' sizes (resolve_sizes against N's size where it is static; an inferred
+  /// size, or a dynamic dim, is checked at run time).
+  template <fixed_string N, class... New>
+  static constexpr bool check_new_sizes() {
+    constexpr int d = index<N>;
+    constexpr int new_sizes[] = {New::size...};
+    constexpr long long whole = L.static_dim(d) ? L.static_dim_size(d) : no_total;
+    constexpr auto r = resolve_sizes({.given = new_sizes, .n = sizeof...(New), .total = whole});
+    if constexpr (r.fault == size_fault::too_many_unknown) {
       require<false, error::unflatten_two_dynamic<name_t<N>>>();
-      return false;
-    } else if constexpr (product > INT_MAX) {  // the dynamic one is >= 1: it can never fit
+    } else if constexpr (r.fault == size_fault::overflow) {  // the dynamic one is >= 1: it can never fit
       require<false, error::size_overflow<dims<typename New::name_type...>>>();
-      return false;
-    } else if constexpr (L.count(d) > 1 && (ndyn > 0 || !L.static_dim(d))) {
+    } else if constexpr (L.count(d) > 1 && (r.inferred >= 0 || !L.static_dim(d))) {
       require<false, error::unflatten_needs_static_sizes<name_t<N>>>();
       return false;
-    } else if constexpr (ndyn == 0 && L.static_dim(d)) {
-      constexpr int whole = L.static_dim_size(d);
-      require<product == whole,
-              error::unflatten_product_mismatch<name_t<N>, size_value<whole>, size_value<static_cast<int>(product)>>>();
-      return product == whole;
-    } else {  // an inferred size, or a dynamic dim: checked at run time
-      return true;
+    } else if constexpr (r.fault == size_fault::total_mismatch) {
+      require<false, error::unflatten_product_mismatch<name_t<N>, size_value<static_cast<int>(whole)>,
+                                                       size_value<static_cast<int>(r.known)>>>();
     }
+    return r.ok() || r.fault == size_fault::not_multiple;  // not_multiple: an inferred size, at run time
   }
 
   /// Fires the diagnostic for an unflatten whose new dims straddle the dim's modes.

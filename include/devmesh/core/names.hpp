@@ -72,6 +72,16 @@ indexed<I, T> pick(const indexed<I, T>&);
 template <int I, class... N>
 using name_at = typename decltype(pick<I>(name_list<std::index_sequence_for<N...>, N...>{}))::type;
 
+template <class Names, int I>
+struct name_of_impl;
+template <class... N, int I>
+struct name_of_impl<names<N...>, I> {
+  using type = name_at<I, N...>;
+};
+/// The I-th name of a names<...> list.
+template <class Names, int I>
+using name_of = typename name_of_impl<Names, I>::type;
+
 /// The first K names of N... joined by '_' ("dp_cp"): PyTorch's default _flatten name.
 template <int K, class... N>
 constexpr auto joined_names(names<N...>) {

@@ -23,6 +23,7 @@
 
 #include "diagnostics.hpp"
 #include "mesh.hpp"
+#include "sizes.hpp"
 
 namespace devmesh {
 
@@ -171,51 +172,42 @@ void parse_entries(const spec_context& c, std::span<int> out) {
   if (!missing.empty()) c.fail("devmesh: mesh spec lacks dim(s) " + missing + ": every dim needs a size");
 }
 
-/// The parsed sizes against the mesh's static sizes and the world (world < 0: none given);
-/// infers the one inferred size.
+/// The parsed sizes against the mesh's static sizes and the world (world < 0: none given),
+/// by resolve_sizes; infers the one inferred size. The messages name the spec's entries.
 template <class = void>
 void check_parsed_sizes(const spec_context& c, std::span<const int> static_sizes, int world, std::span<int> out) {
-  const int n = static_cast<int>(c.names.size());
-  int infer = -1;
-  long long known = 1;
-  for (int d = 0; d < n; ++d) {
-    const int s = out[static_cast<std::size_t>(d)];
-    if (s == inferred_size) {
-      if (infer >= 0)
-        c.fail("devmesh: dims " + c.dim_q(infer) + " and " + c.dim_q(d) +
-               " both ask for an inferred size; at most one dim can be inferred");
-      infer = d;
-      continue;
-    }
-    const int st = static_sizes[static_cast<std::size_t>(d)];
-    if (st != dynamic_size && st != s)
-      c.fail(DEVMESH_MSG_STATIC_SIZE_MISMATCH ": dim " + c.dim_q(d) + " is " + std::to_string(st) +
-             ", the mesh spec gives " + std::to_string(s));
-    known *= s;
-    if (known > INT_MAX)
-      c.fail("devmesh: the mesh has more ranks than an int can count: the sizes multiply to more than " +
-             std::to_string(INT_MAX));
-  }
-  if (world < 0 && infer >= 0)
-    c.fail("devmesh: dim " + c.dim_q(infer) + " asks for an inferred size, which needs the world size");
+  for (int& s : out)
+    if (s == inferred_size) s = dynamic_size;  // resolve_sizes' mark of an unknown size
+  const auto r = resolve_sizes({.given = out.data(),
+                                .n = static_cast<int>(out.size()),
+                                .fixed = static_sizes.data(),
+                                .total = world < 0 ? no_total : world});
+  const auto size_of = [&](int d) { return std::to_string(out[static_cast<std::size_t>(d)]); };
+  const auto static_of = [&](int d) { return std::to_string(static_sizes[static_cast<std::size_t>(d)]); };
+  if (r.fault == size_fault::too_many_unknown)
+    c.fail("devmesh: dims " + c.dim_q(r.inferred) + " and " + c.dim_q(r.dim) +
+           " both ask for an inferred size; at most one dim can be inferred");
+  if (r.fault == size_fault::static_mismatch)
+    c.fail(DEVMESH_MSG_STATIC_SIZE_MISMATCH ": dim " + c.dim_q(r.dim) + " is " + static_of(r.dim) +
+           ", the mesh spec gives " + size_of(r.dim));
+  if (r.fault == size_fault::overflow)
+    c.fail("devmesh: the mesh has more ranks than an int can count: the sizes multiply to more than " +
+           std::to_string(INT_MAX));
+  if (world < 0 && r.inferred >= 0)
+    c.fail("devmesh: dim " + c.dim_q(r.inferred) + " asks for an inferred size, which needs the world size");
   if (world < 0) return;
   if (world == 0) c.fail(DEVMESH_MSG_WORLD_MISMATCH ": the world size is 0");
-  if (infer < 0) {
-    if (known != world)
-      c.fail(DEVMESH_MSG_WORLD_MISMATCH ": the mesh spec gives " + std::to_string(known) +
-             " ranks, the world size is " + std::to_string(world));
-    return;
-  }
-  if (world % known != 0)
+  if (r.fault == size_fault::total_mismatch)
+    c.fail(DEVMESH_MSG_WORLD_MISMATCH ": the mesh spec gives " + std::to_string(r.known) + " ranks, the world size is " +
+           std::to_string(world));
+  if (r.fault == size_fault::not_multiple)
     c.fail(DEVMESH_MSG_WORLD_MISMATCH ": world size " + std::to_string(world) +
-           " is not a multiple of the other dims' product " + std::to_string(known) + ", so dim " + c.dim_q(infer) +
-           " cannot be inferred");
-  const int s = static_cast<int>(world / known);
-  const int st = static_sizes[static_cast<std::size_t>(infer)];
-  if (st != dynamic_size && st != s)
-    c.fail(DEVMESH_MSG_STATIC_SIZE_MISMATCH ": dim " + c.dim_q(infer) + " is " + std::to_string(st) +
-           ", inferred from the world size " + std::to_string(world) + ": " + std::to_string(s));
-  out[static_cast<std::size_t>(infer)] = s;
+           " is not a multiple of the other dims' product " + std::to_string(r.known) + ", so dim " +
+           c.dim_q(r.inferred) + " cannot be inferred");
+  if (r.fault == size_fault::inferred_mismatch)
+    c.fail(DEVMESH_MSG_STATIC_SIZE_MISMATCH ": dim " + c.dim_q(r.inferred) + " is " + static_of(r.inferred) +
+           ", inferred from the world size " + std::to_string(world) + ": " + std::to_string(r.inferred_size));
+  if (r.inferred >= 0) out[static_cast<std::size_t>(r.inferred)] = r.inferred_size;
 }
 
 /// Parses `spec` into one size per dim (dim order) in `out`. `names` are the dims,

@@ -2,7 +2,7 @@
 // expect: fail_rank
 // expect-gcc: devmesh: rank out of range
 // expect-clang: devmesh: rank out of range
-// expect-clang: check_rank\(9\)
+// expect-clang: check_position\(9\)
 // first-error-gcc: non-constant condition for static assertion|call to non-.constexpr. function .*fail_
 // first-error-clang: not an integral constant expression|must be initialized by a constant expression
 // first-error-nvcc: expression must have a constant value
