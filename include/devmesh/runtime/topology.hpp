@@ -35,6 +35,7 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <iterator>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
