@@ -8,10 +8,16 @@
 // (DEVMESH_TIMEOUT=<seconds>), else 600 s: generous, because a slow, oversubscribed or
 // loaded machine is not a hang.
 #pragma once
-#include <chrono>
 #include <cstdlib>
 #include <string>
-#include <thread>
+#include <thread>  // sleep_for, and (libstdc++) the clocks and durations: see below
+// std::chrono's durations and steady_clock, which the options and deadlines use. libstdc++'s
+// <thread> defines them (its inline sleep_for needs them) without C++20 <chrono>'s calendar,
+// time zones and stream output, which include <sstream>: +0.4 G instructions of g++ in every
+// TU that includes the runtime (docs/benchmarks.md). Elsewhere <chrono> itself.
+#if !defined(__GLIBCXX__)
+#include <chrono>
+#endif
 
 #include "../core/diagnostics.hpp"
 
