@@ -28,7 +28,8 @@ struct wide_sum_handles {
   MPI_Op op = MPI_OP_NULL;
 };
 /// Created on first use (after MPI_Init); MPI_Finalize frees them.
-inline const wide_sum_handles& wide_sum() {
+template <class = void>
+const wide_sum_handles& wide_sum() {
   static const wide_sum_handles h = [] {
     wide_sum_handles w;
     check(MPI_Type_contiguous(static_cast<int>(sizeof(wide_int)), MPI_BYTE, &w.type), "MPI_Type_contiguous");

@@ -35,7 +35,8 @@ namespace detail {
 
 /// Applies o to the new communicator c: the hints (MPI_Comm_set_info), the name, then
 /// o.on_create(c).
-inline void apply(MPI_Comm c, const comm_options& o) {
+template <class = void>
+void apply(MPI_Comm c, const comm_options& o) {
   if (!o.hints.empty()) {
     MPI_Info info = MPI_INFO_NULL;
     check(MPI_Info_create(&info), "MPI_Info_create");
