@@ -45,7 +45,11 @@ class extents : private detail::extent_values<((E == dynamic_size) + ... + 0)> {
   static_assert(((E >= 0 || E == dynamic_size) && ... && true),
                 "devmesh: a static extent must be >= 0 (or dynamic_size)");
   using values = detail::extent_values<((E == dynamic_size) + ... + 0)>;
-  static constexpr tensor_index statics[sizeof...(E) > 0 ? sizeof...(E) : 1] = {E...};
+  // A local array, not a static member: device code cannot read a class's static arrays.
+  DEVMESH_HOST_DEVICE static constexpr tensor_index static_at(int d) {
+    constexpr tensor_index s[] = {E..., 0};
+    return s[d];
+  }
 
  public:
   /// Number of tensor dims (0 for a scalar).
@@ -67,8 +71,8 @@ class extents : private detail::extent_values<((E == dynamic_size) + ... + 0)> {
     int k = 0;
     for (int d = 0; d < rank_value; ++d) {
       const bool all = sizeof...(I) == rank_value && rank_value != rank_dynamic_value;
-      if (statics[d] != dynamic_size) {
-        if (all && in[d] != statics[d]) fail_static(d, in[d]);
+      if (static_at(d) != dynamic_size) {
+        if (all && in[d] != static_at(d)) fail_static(d, in[d]);
         continue;
       }
       const tensor_index v = in[all ? d : k];
@@ -87,13 +91,13 @@ class extents : private detail::extent_values<((E == dynamic_size) + ... + 0)> {
   /// Number of dynamic extents.
   DEVMESH_HOST_DEVICE static constexpr int rank_dynamic() { return rank_dynamic_value; }
   /// Extent d as written in the type: its value, or dynamic_size.
-  DEVMESH_HOST_DEVICE static constexpr tensor_index static_extent(int d) { return statics[d]; }
+  DEVMESH_HOST_DEVICE static constexpr tensor_index static_extent(int d) { return static_at(d); }
   /// Extent d (d in [0, rank())).
   DEVMESH_HOST_DEVICE constexpr tensor_index extent(int d) const {
-    if (statics[d] != dynamic_size) return statics[d];
+    if (static_at(d) != dynamic_size) return static_at(d);
     if constexpr (rank_dynamic_value > 0) {
       int k = 0;
-      for (int e = 0; e < d; ++e) k += statics[e] == dynamic_size;
+      for (int e = 0; e < d; ++e) k += static_at(e) == dynamic_size;
       return this->v[k];
     } else {
       return 0;  // unreachable: a dynamic extent implies a stored value
@@ -129,7 +133,7 @@ class extents : private detail::extent_values<((E == dynamic_size) + ... + 0)> {
                                                           std::index_sequence<I...>) {
     if constexpr (is_static) {
       for (int d = 0; d < rank_value; ++d)
-        if (all[d] != statics[d]) fail_static(d, all[d]);
+        if (all[d] != static_at(d)) fail_static(d, all[d]);
       return extents{};
     } else {
       return extents(all[I]...);
@@ -153,7 +157,7 @@ class extents : private detail::extent_values<((E == dynamic_size) + ... + 0)> {
 #else
     detail::throw_mesh_error(detail::message() << "devmesh: extents: " << static_cast<long long>(v)
                                                << " given for tensor dim " << d << ", whose static extent is "
-                                               << static_cast<long long>(statics[d]));
+                                               << static_cast<long long>(static_at(d)));
 #endif
   }
 };

@@ -45,6 +45,7 @@ struct stored_placements {
 template <class Mesh, bool Static = Mesh::is_static>
 struct mesh_holder {
   Mesh held;
+  DEVMESH_HOST_DEVICE constexpr explicit mesh_holder(const Mesh& m) : held(m) {}
   DEVMESH_HOST_DEVICE constexpr const Mesh& mesh() const { return held; }
 };
 template <class Mesh>
@@ -106,7 +107,8 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
     int sizes[N > 0 ? N : 1]{};
     sizes_into(sizes);
     const auto t = table();
-    return detail::split_factor_of(t, application_order, sizes, d);
+    constexpr auto order = application_order;  // a local copy: device code cannot read the static
+    return detail::split_factor_of(t, order, sizes, d);
   }
 
   // ---- per position ----------------------------------------------------------------------
@@ -171,9 +173,10 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
     check_position(member);
     int sizes[N > 0 ? N : 1]{}, coords[N > 0 ? N : 1]{};
     sizes_into(sizes);
+    constexpr auto order = application_order;  // a local copy: device code cannot read the static
     for (int k = 0; k < E::rank_value; ++k) {
       if (g[k] < 0 || g[k] >= ext.extent(k)) detail::fail_sharding("owners: global index", g[k], ext.extent(k));
-      detail::locate_index(t, application_order, sizes, k, ext.extent(k), g[k], coords);
+      detail::locate_index(t, order, sizes, k, ext.extent(k), g[k], coords);
     }
     return group_at(t, coords, member);
   }
@@ -239,7 +242,8 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
     const Mesh m = mesh();
     int sizes[N > 0 ? N : 1]{}, coords[N > 0 ? N : 1]{};
     for (int d = 0; d < N; ++d) sizes[d] = m.size(d), coords[d] = m.coordinate_unchecked(position, d);
-    return detail::map_dim(table(), application_order, sizes, coords, k, ext.extent(k));
+    constexpr auto order = application_order;  // a local copy: device code cannot read the static
+    return detail::map_dim(table(), order, sizes, coords, k, ext.extent(k));
   }
   template <class E, class F>
   DEVMESH_HOST_DEVICE constexpr std::array<tensor_index, E::rank_value> per_dim(const E& ext, int position, F f) const {
@@ -253,19 +257,20 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
   DEVMESH_HOST_DEVICE constexpr rank_group<primary_modes> group_at(const placement_table<N>& t, const int* coords,
                                                                    int member) const {
     const Mesh m = mesh();
+    constexpr auto l = L;  // a local copy: device code cannot read the static
     int base = member;
     for (int p = 0; p < primary_modes; ++p) base -= ((member / m.mode_stride(p)) % m.mode_shape(p)) * m.mode_stride(p);
     dim_layout<primary_modes> free{};
     for (int p = 0; p < primary_modes; ++p) {
       bool sharded = false;
       for (int d = 0; d < N; ++d)
-        for (int q = L.first[d]; q < L.first[d + 1]; ++q) sharded = sharded || (t.at[d].is_shard() && L.same_mode(p, q));
+        for (int q = l.first[d]; q < l.first[d + 1]; ++q) sharded = sharded || (t.at[d].is_shard() && l.same_mode(p, q));
       if (!sharded) free.shape[free.count] = m.mode_shape(p), free.stride[free.count++] = m.mode_stride(p);
     }
     for (int d = 0; d < N; ++d) {
       if (!t.at[d].is_shard()) continue;
       int rest = coords[d];
-      for (int q = L.first[d + 1] - 1; q >= L.first[d]; --q) {
+      for (int q = l.first[d + 1] - 1; q >= l.first[d]; --q) {
         base += (rest % m.mode_shape(q)) * m.mode_stride(q);
         rest /= m.mode_shape(q);
       }
@@ -275,10 +280,17 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
 };
 
 /// A static spec: placements on Mesh's dims by name (dims not named are replicated).
-/// Misuse is a compile error naming the dims (diagnostics.hpp).
+/// Misuse is a compile error naming the dims (diagnostics.hpp). A class, not an alias of
+/// basic_sharding: nvcc 13's host code spells the placement table of an alias as `__T0`.
 template <class Mesh, sharding_clause... C>
-using sharding =
-    basic_sharding<Mesh, detail::static_placements<detail::clause_table<typename Mesh::names_type, Mesh::layout, C...>::value>>;
+class sharding
+    : public basic_sharding<Mesh, detail::static_placements<detail::clause_table<typename Mesh::names_type, Mesh::layout, C...>::value>> {
+  using base =
+      basic_sharding<Mesh, detail::static_placements<detail::clause_table<typename Mesh::names_type, Mesh::layout, C...>::value>>;
+
+ public:
+  using base::base;
+};
 
 /// A static spec on mesh m (dm::make_sharding<dm::on<"dp", dm::shard<0>>>(m)), for meshes
 /// with dynamic sizes.
