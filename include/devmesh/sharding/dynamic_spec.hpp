@@ -57,11 +57,11 @@ class dynamic_sharding : public basic_sharding<Mesh, detail::stored_placements<M
   /// placed already, or if another placement shards t.
   dynamic_sharding& order(int t, std::span<const std::string_view> dims) {
     int idx[N > 0 ? N : 1]{};
-    if (static_cast<int>(dims.size()) > N)
-      detail::throw_mesh_error(detail::message() << DEVMESH_MSG_ORDER_REPEATS ": more dims than the mesh has");
-    for (std::size_t i = 0; i < dims.size(); ++i) {
+    for (std::size_t i = 0; i < dims.size(); ++i) {  // known, and distinct: so at most N of them
+      if (index_of(dims[i]) < 0) fail_unknown(dims[i]);
+      for (std::size_t j = 0; j < i; ++j)
+        if (dims[j] == dims[i]) report({detail::table_issue_kind::order_repeats, index_of(dims[i]), -1, t}, dims[i]);
       idx[i] = index_of(dims[i]);
-      if (idx[i] < 0) fail_unknown(dims[i]);
     }
     report(detail::begin_shard_order(this->stored_table(), t, idx, static_cast<int>(dims.size())), "");
     for (std::size_t i = 0; i < dims.size(); ++i)
