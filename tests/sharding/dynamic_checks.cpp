@@ -74,15 +74,19 @@ TEST_SUITE("sharding_dynamic") {
     CHECK(contains(message_of([&] { (void)on_dynamic.is_even(dm::extents<16>{}); }), "not a multiple of its 3 shards"));
     dm::dynamic_sharding<mesh2d> s(mesh2d(2, 4));
     s.chunk(dm::chunking::even).place("dp", dm::placement::sharded(0)).place("tp", dm::placement::sharded(0));
-    CHECK(contains(message_of([&] { (void)s.local_size(dm::extents<12>{}, 0); }), "extent 12, not a multiple of its 8 shards"));
+    CHECK(contains(message_of([&] { (void)s.local_size(dm::extents<12>{}, 0); }),
+                   "extent 12, not a multiple of its 8 shards"));
   }
   TEST_CASE("positions, local and global indices out of range") {
     using spec = dm::sharding<static2d, dm::on<"tp", dm::shard<0>>>;
     CHECK(contains(message_of([&] { (void)spec{}.local_shape(dm::extents<13>{}, 8); }), "position 8 is not in [0, 8)"));
-    CHECK(contains(message_of([&] { (void)spec{}.global_index(dm::extents<13>{}, 3, 0, 1); }), "local index 1 is not in [0, 1)"));
-    CHECK(contains(message_of([&] { (void)spec{}.owners(dm::extents<13>{}, {13}); }), "global index 13 is not in [0, 13)"));
+    CHECK(contains(message_of([&] { (void)spec{}.global_index(dm::extents<13>{}, 3, 0, 1); }),
+                   "local index 1 is not in [0, 1)"));
+    CHECK(contains(message_of([&] { (void)spec{}.owners(dm::extents<13>{}, {13}); }),
+                   "global index 13 is not in [0, 13)"));
     CHECK(contains(message_of([&] { (void)dm::dextents<2>(3, -1); }), "extent -1 of tensor dim 1 is negative"));
-    CHECK(contains(message_of([&] { (void)dm::extents<dm::dynamic_size, 4>(3, 5); }), "5 given for tensor dim 1, whose static extent is 4"));
+    CHECK(contains(message_of([&] { (void)dm::extents<dm::dynamic_size, 4>(3, 5); }),
+                   "5 given for tensor dim 1, whose static extent is 4"));
   }
   TEST_CASE("a dynamic spec answers as the static one with the same placements") {
     using good = dm::sharding<static2d, dm::shard_order<0, "tp", "dp">>;

@@ -55,11 +55,11 @@ list strided_chunk(const list& l, long long n, long long sf, int c) {
 
 // A mesh as the model sees it: root axis sizes; each dim a list of root axes (row-major).
 struct model_mesh {
-  std::vector<int> root;            // root axis sizes
+  std::vector<int> root;               // root axis sizes
   std::vector<std::vector<int>> dims;  // dims (primary, then aliases) as root axes
   std::vector<std::string> names;
-  std::vector<int> apply;          // dims in application order
-  std::vector<int> fixed_axes;     // root axes not in the mesh (a slice): fixed by the member
+  std::vector<int> apply;       // dims in application order
+  std::vector<int> fixed_axes;  // root axes not in the mesh (a slice): fixed by the member
   int size(int d) const {
     int n = 1;
     for (int a : dims[d]) n *= root[a];
@@ -85,8 +85,8 @@ struct model_mesh {
 
 struct model_spec {
   std::vector<dm::placement> at;  // per dim
-  std::vector<int> order_rank;     // per dim, -1: mesh order
-  std::vector<bool> placed;        // named by the spec (replicate included)
+  std::vector<int> order_rank;    // per dim, -1: mesh order
+  std::vector<bool> placed;       // named by the spec (replicate included)
   dm::chunking rule = dm::chunking::uneven;
 };
 
@@ -104,7 +104,8 @@ long long model_split_factor(const model_mesh& m, const model_spec& s, int d) {
 }
 
 // The global indices `position` holds along tensor dim t (padded: with the block's padding).
-list model_indices(const model_mesh& m, const model_spec& s, int position, int t, long long extent, long long* padding) {
+list model_indices(const model_mesh& m, const model_spec& s, int position, int t, long long extent,
+                   long long* padding) {
   list l(static_cast<std::size_t>(extent));
   std::iota(l.begin(), l.end(), 0LL);
   *padding = 0;
@@ -124,7 +125,8 @@ list model_indices(const model_mesh& m, const model_spec& s, int position, int t
   for (int d : m.apply) {
     if (!s.at[d].is_shard() || s.at[d].tensor_dim != t) continue;
     const long long sf = model_split_factor(m, s, d);
-    l = sf == 1 ? torch_chunk(l, m.size(d))[m.coord(position, d)] : strided_chunk(l, m.size(d), sf, m.coord(position, d));
+    l = sf == 1 ? torch_chunk(l, m.size(d))[m.coord(position, d)]
+                : strided_chunk(l, m.size(d), sf, m.coord(position, d));
   }
   return l;
 }
@@ -151,7 +153,7 @@ model_spec random_spec(const model_mesh& m, const std::vector<std::vector<bool>>
     if (!free) continue;
     used[d] = true;
     const int kind = R == 0 ? pick(0, 1) * 2 : pick(0, 3);
-    if (kind == 2) s.at[d] = dm::placement::partial_of(static_cast<dm::reduce>(pick(0, 3)));
+    if (kind == 2) s.at[d] = dm::placement::partial_of(static_cast<dm::reduction>(pick(0, 3)));
     if (kind >= 1 && kind != 2) s.at[d] = dm::placement::sharded(pick(0, R - 1));
   }
   for (int t = 0; t < R; ++t) {  // an explicit order for some tensor dims sharded twice or more

@@ -29,11 +29,13 @@ constexpr bool sizes_13_on_8(std::integer_sequence<int, R...>) {
 static_assert(sizes_13_on_8(std::make_integer_sequence<int, 8>{}));
 static_assert(!s8{}.is_even(e13) && s8{}.is_even(dm::extents<16>{}));
 // 3 on 8: five empty shards, all at offset 3.
-static_assert(s8{}.local_shape(dm::extents<3>{}, 2) == shape<1>{1} && s8{}.global_offset(dm::extents<3>{}, 3) == shape<1>{3});
+static_assert(s8{}.local_shape(dm::extents<3>{}, 2) == shape<1>{1} &&
+              s8{}.global_offset(dm::extents<3>{}, 3) == shape<1>{3});
 // a zero-size dim: every shard empty, at offset 0.
-static_assert(s8{}.local_shape(dm::extents<0, 5>{}, 4) == shape<2>{0, 5} && s8{}.global_offset(dm::extents<0, 5>{}, 4) == shape<2>{0, 0});
+static_assert(s8{}.local_shape(dm::extents<0, 5>{}, 4) == shape<2>{0, 5} &&
+              s8{}.global_offset(dm::extents<0, 5>{}, 4) == shape<2>{0, 0});
 // a 0-D tensor: shard<0> does not exist, so only replicate and partial apply; one element everywhere.
-using scalar_partial = dm::sharding<mesh8, dm::on<"w", dm::partial<dm::reduce::max>>>;
+using scalar_partial = dm::sharding<mesh8, dm::on<"w", dm::partial<dm::reduction::max>>>;
 static_assert(scalar_partial{}.local_size(dm::extents<>{}, 5) == 1);
 static_assert(scalar_partial{}.owners(dm::extents<>{}, {}).size() == 8);
 
@@ -61,8 +63,10 @@ static_assert(dp_only{}.owners(e13, {8}).size() == 4 && dp_only{}.owners(e13, {8
 using rows_cols = dm::sharding<mesh2d, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<1>>>;
 static_assert(rows_cols{}.local_shape(dm::extents<13, 6>{}, 5) == shape<2>{6, 2});
 static_assert(rows_cols{}.global_offset_at(dm::extents<13, 6>{}, {1, 3}) == shape<2>{7, 6});
-static_assert(rows_cols{}.owners(dm::extents<13, 6>{}, {8, 3}).size() == 1 && rows_cols{}.owners(dm::extents<13, 6>{}, {8, 3})[0] == 5);
-static_assert(rows_cols{}.holds(dm::extents<13, 6>{}, 5, {8, 3}) && !rows_cols{}.holds(dm::extents<13, 6>{}, 6, {8, 3}));
+static_assert(rows_cols{}.owners(dm::extents<13, 6>{}, {8, 3}).size() == 1 &&
+              rows_cols{}.owners(dm::extents<13, 6>{}, {8, 3})[0] == 5);
+static_assert(rows_cols{}.holds(dm::extents<13, 6>{}, 5, {8, 3}) &&
+              !rows_cols{}.holds(dm::extents<13, 6>{}, 6, {8, 3}));
 
 // ---- _StridedShard's docstring: [8, 8] on (dp, tp) = (2, 2), sharded on tp first, then dp ------
 using fsdp_tp = dm::sharding<mesh22, dm::shard_order<0, "tp", "dp">>;
@@ -82,40 +86,47 @@ static_assert(strided13{}.global_index(e13, 4, 0, 0) == 6 && strided13{}.global_
 static_assert(strided13{}.owners(e13, {11})[0] == 4 && strided13{}.owners(e13, {12})[0] == 5);
 // An explicit order equal to the mesh's order is the default: same blocks.
 using same_order = dm::sharding<mesh2d, dm::shard_order<0, "dp", "tp">>;
-static_assert(same_order{}.global_offset(e13, 5) == nested{}.global_offset(e13, 5) && same_order{}.split_factor(0) == 1);
+static_assert(same_order{}.global_offset(e13, 5) == nested{}.global_offset(e13, 5) &&
+              same_order{}.split_factor(0) == 1);
 // PyTorch's 3-D example: shard order (tp, dp, cp) on (dp, cp, tp) = (2, 2, 2) gives
 // (_S(0, 2), _S(0, 2), S(0)).
 using order3 = dm::sharding<mesh3, dm::shard_order<0, "tp", "dp", "cp">>;
 static_assert(order3{}.split_factor(0) == 2 && order3{}.split_factor(1) == 2 && order3{}.split_factor(2) == 1);
 
 // ---- padded (FSDP flat parameters): ceil(13 / 8) = 2 per rank, the last ones padded ---------
-using padded = dm::sharding<mesh2d, dm::chunks<dm::chunking::padded>, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<0>>>;
+using padded =
+    dm::sharding<mesh2d, dm::chunks<dm::chunking::padded>, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<0>>>;
 static_assert(padded{}.local_shape(e13, 6) == shape<1>{1} && padded{}.padding(e13, 6) == shape<1>{1});
 static_assert(padded{}.local_shape(e13, 7) == shape<1>{0} && padded{}.padding(e13, 7) == shape<1>{2});
 static_assert(padded{}.global_offset(e13, 3) == shape<1>{6} && padded{}.padded_shape(e13, 7) == shape<1>{2});
 static_assert(padded{}.is_even(e13) && nested{}.padding(e13, 7) == shape<1>{0});
 // even: the same blocks as uneven where it divides.
-using even = dm::sharding<mesh2d, dm::chunks<dm::chunking::even>, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<0>>>;
+using even =
+    dm::sharding<mesh2d, dm::chunks<dm::chunking::even>, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<0>>>;
 static_assert(even{}.global_offset(dm::extents<16>{}, 5) == shape<1>{10});
 
 // ---- aliases and slices ---------------------------------------------------------------------
 // a flattened alias shards as one dim of size 4 ("dp_cp" comes where dp is: before tp).
 constexpr auto flat = mesh3{}.flatten<"dp_cp", "dp", "cp">();
-using on_alias = dm::sharding<std::remove_const_t<decltype(flat)>, dm::on<"dp_cp", dm::shard<0>>, dm::on<"tp", dm::shard<0>>>;
-static_assert(on_alias{}.local_shape(dm::extents<16>{}, 5) == shape<1>{2} && on_alias{}.global_offset(dm::extents<16>{}, 5) == shape<1>{10});
+using on_alias =
+    dm::sharding<std::remove_const_t<decltype(flat)>, dm::on<"dp_cp", dm::shard<0>>, dm::on<"tp", dm::shard<0>>>;
+static_assert(on_alias{}.local_shape(dm::extents<16>{}, 5) == shape<1>{2} &&
+              on_alias{}.global_offset(dm::extents<16>{}, 5) == shape<1>{10});
 static_assert(on_alias{}.owners(dm::extents<16>{}, {10}).size() == 1);
 // a transposed slice: tp then dp; positions stay the root's (here the submesh with cp = 1).
 constexpr auto sl = mesh3{}.slice<"tp", "dp">();
-using on_slice = dm::sharding<std::remove_const_t<decltype(sl)>, dm::on<"tp", dm::shard<0>>, dm::on<"dp", dm::shard<0>>>;
+using on_slice =
+    dm::sharding<std::remove_const_t<decltype(sl)>, dm::on<"tp", dm::shard<0>>, dm::on<"dp", dm::shard<0>>>;
 static_assert(on_slice{}.global_offset(dm::extents<8>{}, 4) == shape<1>{2});  // (dp 1, tp 0): tp's chunk 0, dp's half 1
-static_assert(on_slice{}.owners(dm::extents<8>{}, {2}, 2)[0] == 6);          // in the submesh of position 2 (cp = 1)
+static_assert(on_slice{}.owners(dm::extents<8>{}, {2}, 2)[0] == 6);           // in the submesh of position 2 (cp = 1)
 
 // ---- per mesh dim: the counts of a v-collective along "tp" --------------------------------
 static_assert(nested{}.local_sizes<"tp">(e13, 4).count(3) == 0 && nested{}.local_sizes<"tp">(e13, 4).total() == 6);
 static_assert(nested{}.local_sizes<"tp">(e13, 0).displacement(3) == 6);
 
 // ---- zero cost: a static spec and static extents are empty objects ---------------------------
-static_assert(std::is_empty_v<nested> && std::is_empty_v<fsdp_tp> && std::is_empty_v<padded> && std::is_empty_v<on_alias>);
+static_assert(std::is_empty_v<nested> && std::is_empty_v<fsdp_tp> && std::is_empty_v<padded> &&
+              std::is_empty_v<on_alias>);
 static_assert(std::is_empty_v<dm::extents<13, 6>>);
 static_assert(sizeof(dm::extents<dm::dynamic_size, 6>) == sizeof(idx));
 // a spec on a dynamic mesh stores the mesh's values only.
@@ -125,8 +136,9 @@ static_assert(dm::make_sharding<dm::on<"dp", dm::shard<0>>>(dyn2(2, 4)).local_sh
 
 // ---- the reduction's constexpr mapping for the runtime ---------------------------------------
 enum class runtime_op { sum, prod, min, max, avg };
-static_assert(dm::to_op<runtime_op>(dm::reduce::avg) == runtime_op::avg && dm::to_op<runtime_op>(dm::reduce::max) == runtime_op::max);
-static_assert(scalar_partial{}.placement_of(0).is_partial() && scalar_partial{}.placement_of(0).op == dm::reduce::max);
+static_assert(dm::to_op<runtime_op>(dm::reduction::avg) == runtime_op::avg &&
+              dm::to_op<runtime_op>(dm::reduction::max) == runtime_op::max);
+static_assert(scalar_partial{}.placement_of(0).is_partial() && scalar_partial{}.placement_of(0).op == dm::reduction::max);
 }  // namespace
 
 #if defined(__CUDACC__)
@@ -137,7 +149,8 @@ __global__ void queries(idx* out) {
   out[2] = padded{}.padding(e13, 7)[0];
   out[3] = rows_cols{}.owners(dm::extents<13, 6>{}, {8, 3})[0];
   const dm::dextents<2> ext(13, 6);
-  out[4] = dm::make_sharding<dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<1>>>(dyn2(2, 4)).global_offset(ext, 7)[1];
+  out[4] =
+      dm::make_sharding<dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<1>>>(dyn2(2, 4)).global_offset(ext, 7)[1];
   out[5] = nested{}.local_sizes<"tp">(e13, 4).total();
 }
 #include <cstdio>
@@ -151,7 +164,8 @@ int main() {
   if (cudaDeviceSynchronize() != cudaSuccess) return 1;
   const idx expected[] = {2, 11, 2, 5, 6, 6};
   for (int i = 0; i < 6; ++i)
-    if (out[i] != expected[i]) return std::printf("kernel answer %d: %lld, expected %lld\n", i, (long long)out[i], (long long)expected[i]), 1;
+    if (out[i] != expected[i])
+      return std::printf("kernel answer %d: %lld, expected %lld\n", i, (long long)out[i], (long long)expected[i]), 1;
   std::puts("kernel answers match");
   return 0;
 }

@@ -15,7 +15,9 @@
 
 namespace devmesh::detail {
 
-DEVMESH_HOST_DEVICE constexpr tensor_index ceil_div(tensor_index a, tensor_index b) { return b == 0 ? 0 : (a + b - 1) / b; }
+DEVMESH_HOST_DEVICE constexpr tensor_index ceil_div(tensor_index a, tensor_index b) {
+  return b == 0 ? 0 : (a + b - 1) / b;
+}
 DEVMESH_HOST_DEVICE constexpr tensor_index min_index(tensor_index a, tensor_index b) { return a < b ? a : b; }
 
 /// One chunk of a list: where it starts in the list and how long it is.

@@ -99,8 +99,8 @@ struct clause_table {
                                          typename rename_list<all_names, placed>::type>>();
     } else if constexpr (i.kind == table_issue_kind::order_repeats) {
       using clause = clause_at<built.clause, C...>;
-      require<false, error::shard_order_repeats_dim<name_of<Names, i.dim>, tensor_dim_of<i.tensor_dim>,
-                                                    typename rename_list<typename clause::entry_names, in_order>::type>>();
+      using listed = typename rename_list<typename clause::entry_names, in_order>::type;
+      require<false, error::shard_order_repeats_dim<name_of<Names, i.dim>, tensor_dim_of<i.tensor_dim>, listed>>();
     } else if constexpr (i.kind == table_issue_kind::order_not_exclusive) {
       require<false, error::shard_order_not_exclusive<name_of<Names, i.dim>, tensor_dim_of<i.tensor_dim>>>();
     }

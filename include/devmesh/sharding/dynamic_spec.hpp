@@ -4,7 +4,7 @@
 // spec's (spec.hpp), reading the stored table.
 //
 //   dm::dynamic_sharding<mesh2d> s(mesh);
-//   s.place("dp", dm::placement::sharded(0)).place("tp", dm::placement::partial_of(dm::reduce::sum));
+//   s.place("dp", dm::placement::sharded(0)).place("tp", dm::placement::partial_of(dm::reduction::sum));
 //   s.order(1, {"tp", "dp"});   // tensor dim 1: tp first, then dp (PyTorch's _StridedShard)
 #pragma once
 #include <initializer_list>
@@ -65,7 +65,8 @@ class dynamic_sharding : public basic_sharding<Mesh, detail::stored_placements<M
     }
     report(detail::begin_shard_order(this->stored_table(), t, idx, static_cast<int>(dims.size())), "");
     for (std::size_t i = 0; i < dims.size(); ++i)
-      report(detail::add_placement(this->stored_table(), Mesh::layout, idx[i], placement::sharded(t), static_cast<int>(i)),
+      report(detail::add_placement(this->stored_table(), Mesh::layout, idx[i], placement::sharded(t),
+                                   static_cast<int>(i)),
              dims[i]);
     return *this;
   }

@@ -25,8 +25,8 @@ struct shard_dims {
   int count = 0;
 };
 template <int N>
-DEVMESH_HOST_DEVICE constexpr shard_dims<N> dims_in_shard_order(const placement_table<N>& t, const application_order<N>& o,
-                                                                int tensor_dim) {
+DEVMESH_HOST_DEVICE constexpr shard_dims<N> dims_in_shard_order(const placement_table<N>& t,
+                                                                const application_order<N>& o, int tensor_dim) {
   shard_dims<N> out{};
   const bool ordered = t.ordered(tensor_dim);
   for (int r = 0; r < N; ++r)
@@ -86,8 +86,9 @@ struct dim_map {
 /// The map of tensor dim `tensor_dim` (extent `extent`) for a position whose coordinate along
 /// dim e is coords[e]; sizes[e] is dim e's size.
 template <int N>
-DEVMESH_HOST_DEVICE constexpr dim_map<N> map_dim(const placement_table<N>& t, const application_order<N>& o, const int* sizes,
-                                                 const int* coords, int tensor_dim, tensor_index extent) {
+DEVMESH_HOST_DEVICE constexpr dim_map<N> map_dim(const placement_table<N>& t, const application_order<N>& o,
+                                                 const int* sizes, const int* coords, int tensor_dim,
+                                                 tensor_index extent) {
   dim_map<N> m{};
   m.extent = extent;
   m.lengths[0] = extent;
@@ -115,8 +116,9 @@ DEVMESH_HOST_DEVICE constexpr dim_map<N> map_dim(const placement_table<N>& t, co
 /// The coordinates along the dims that shard tensor dim `tensor_dim` of the positions that
 /// hold global index g (g in [0, extent)): written to coords[d] for those dims.
 template <int N>
-DEVMESH_HOST_DEVICE constexpr void locate_index(const placement_table<N>& t, const application_order<N>& o, const int* sizes,
-                                                int tensor_dim, tensor_index extent, tensor_index g, int* coords) {
+DEVMESH_HOST_DEVICE constexpr void locate_index(const placement_table<N>& t, const application_order<N>& o,
+                                                const int* sizes, int tensor_dim, tensor_index extent, tensor_index g,
+                                                int* coords) {
   if (t.rule == chunking::padded) {
     const auto sd = dims_in_shard_order(t, o, tensor_dim);
     tensor_index blocks = 1;

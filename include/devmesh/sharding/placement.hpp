@@ -3,7 +3,7 @@
 //
 //   dm::replicate              every rank of the dim holds the whole tensor dim (Replicate())
 //   dm::shard<D>               tensor dim D split along the mesh dim (Shard(D), torch.chunk)
-//   dm::partial<dm::reduce::sum>   each rank holds a partial value to be reduced (Partial("sum"))
+//   dm::partial<dm::reduction::sum>   each rank holds a partial value to be reduced (Partial("sum"))
 //
 // A spec names placements by mesh dim (dm::on<"tp", dm::shard<1>>); dims not named are
 // replicated. dm::shard_order<D, "tp", "dp"> shards tensor dim D on several mesh dims in an
@@ -19,28 +19,28 @@ namespace devmesh {
 
 /// The reduction a Partial placement is waiting for (DTensor's Partial reduce_op). The core
 /// cannot see the runtime's devmesh::op: to_op<devmesh::op>(k) maps it there.
-enum class reduce : int { sum, avg, min, max };
+enum class reduction : int { sum, avg, min, max };
 
 /// The runtime's reduction operator for `k`, for any enum with members sum, avg, min and max
 /// (devmesh::op in runtime/backend.hpp): constexpr, so a planner can map at compile time.
 template <class Op>
-DEVMESH_HOST_DEVICE constexpr Op to_op(reduce k) {
+DEVMESH_HOST_DEVICE constexpr Op to_op(reduction k) {
   switch (k) {
-    case reduce::avg: return Op::avg;
-    case reduce::min: return Op::min;
-    case reduce::max: return Op::max;
-    case reduce::sum: break;
+    case reduction::avg: return Op::avg;
+    case reduction::min: return Op::min;
+    case reduction::max: return Op::max;
+    case reduction::sum: break;
   }
   return Op::sum;
 }
 
 /// PyTorch's spelling of a reduction: "sum", "avg", "min", "max".
-constexpr const char* reduce_name(reduce k) {
+constexpr const char* reduction_name(reduction k) {
   switch (k) {
-    case reduce::avg: return "avg";
-    case reduce::min: return "min";
-    case reduce::max: return "max";
-    case reduce::sum: break;
+    case reduction::avg: return "avg";
+    case reduction::min: return "min";
+    case reduction::max: return "max";
+    case reduction::sum: break;
   }
   return "sum";
 }
@@ -54,14 +54,14 @@ enum class placement_kind : int { replicate, shard, partial };
 struct placement {
   placement_kind kind = placement_kind::replicate;
   int tensor_dim = -1;
-  reduce op = reduce::sum;
+  reduction op = reduction::sum;
 
   /// Replicate().
   DEVMESH_HOST_DEVICE static constexpr placement replicated() { return {}; }
   /// Shard(d).
-  DEVMESH_HOST_DEVICE static constexpr placement sharded(int d) { return {placement_kind::shard, d, reduce::sum}; }
+  DEVMESH_HOST_DEVICE static constexpr placement sharded(int d) { return {placement_kind::shard, d, reduction::sum}; }
   /// Partial(op).
-  DEVMESH_HOST_DEVICE static constexpr placement partial_of(reduce op) { return {placement_kind::partial, -1, op}; }
+  DEVMESH_HOST_DEVICE static constexpr placement partial_of(reduction op) { return {placement_kind::partial, -1, op}; }
   /// True for Shard(d) (any d).
   DEVMESH_HOST_DEVICE constexpr bool is_shard() const { return kind == placement_kind::shard; }
   /// True for Partial(op) (any op).
@@ -92,7 +92,7 @@ struct shard {
   using devmesh_placement_tag = void;
 };
 /// Partial(Op) as a type.
-template <reduce Op>
+template <reduction Op>
 struct partial {
   static constexpr placement value = placement::partial_of(Op);
   using devmesh_placement_tag = void;

@@ -121,7 +121,8 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
   /// the extent; with an explicit shard order, the first held index of a block that is not
   /// contiguous: global_index() gives every one).
   template <class E>
-  DEVMESH_HOST_DEVICE constexpr std::array<tensor_index, E::rank_value> global_offset(const E& ext, int position) const {
+  DEVMESH_HOST_DEVICE constexpr std::array<tensor_index, E::rank_value> global_offset(const E& ext,
+                                                                                      int position) const {
     return per_dim(ext, position, [](const auto& m) { return m.offset(); });
   }
   /// chunking::padded: the padding after the held block, per tensor dim (0 otherwise).
@@ -167,7 +168,8 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
   /// dims that do not shard (replicated and partial ones) at the coordinates that own g, in
   /// the submesh holding `member`. O(number of mesh dims).
   template <class E>
-  DEVMESH_HOST_DEVICE constexpr rank_group<primary_modes> owners(const E& ext, const std::array<tensor_index, E::rank_value>& g,
+  DEVMESH_HOST_DEVICE constexpr rank_group<primary_modes> owners(const E& ext,
+                                                                 const std::array<tensor_index, E::rank_value>& g,
                                                                  int member = 0) const {
     const auto t = checked(ext);
     check_position(member);
@@ -182,7 +184,8 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
   }
   /// True if `position` holds global element g.
   template <class E>
-  DEVMESH_HOST_DEVICE constexpr bool holds(const E& ext, int position, const std::array<tensor_index, E::rank_value>& g) const {
+  DEVMESH_HOST_DEVICE constexpr bool holds(const E& ext, int position,
+                                           const std::array<tensor_index, E::rank_value>& g) const {
     return owners(ext, g, position).contains(position);
   }
 
@@ -264,7 +267,8 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
     for (int p = 0; p < primary_modes; ++p) {
       bool sharded = false;
       for (int d = 0; d < N; ++d)
-        for (int q = l.first[d]; q < l.first[d + 1]; ++q) sharded = sharded || (t.at[d].is_shard() && l.same_mode(p, q));
+        for (int q = l.first[d]; q < l.first[d + 1]; ++q)
+          sharded = sharded || (t.at[d].is_shard() && l.same_mode(p, q));
       if (!sharded) free.shape[free.count] = m.mode_shape(p), free.stride[free.count++] = m.mode_stride(p);
     }
     for (int d = 0; d < N; ++d) {
@@ -283,10 +287,10 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
 /// Misuse is a compile error naming the dims (diagnostics.hpp). A class, not an alias of
 /// basic_sharding: nvcc 13's host code spells the placement table of an alias as `__T0`.
 template <class Mesh, sharding_clause... C>
-class sharding
-    : public basic_sharding<Mesh, detail::static_placements<detail::clause_table<typename Mesh::names_type, Mesh::layout, C...>::value>> {
-  using base =
-      basic_sharding<Mesh, detail::static_placements<detail::clause_table<typename Mesh::names_type, Mesh::layout, C...>::value>>;
+class sharding : public basic_sharding<Mesh, detail::static_placements<detail::clause_table<
+                                                 typename Mesh::names_type, Mesh::layout, C...>::value>> {
+  using base = basic_sharding<Mesh, detail::static_placements<
+                                        detail::clause_table<typename Mesh::names_type, Mesh::layout, C...>::value>>;
 
  public:
   using base::base;

@@ -118,8 +118,9 @@ struct spec_checks {
         constexpr int bad = first_static_uneven<T, E>();
         if constexpr (bad >= 0) {
           constexpr long long k = static_shards<T>(bad);
-          require<false, error::extent_not_divisible<tensor_dim_of<bad>, extent_of<E::static_extent(bad)>, shard_count<k>,
-                                                     typename sharding_dim_names<Names, T, bad>::type>>();
+          using dims_of_bad = typename sharding_dim_names<Names, T, bad>::type;
+          require<false, error::extent_not_divisible<tensor_dim_of<bad>, extent_of<E::static_extent(bad)>,
+                                                     shard_count<k>, dims_of_bad>>();
         }
         const int u = first_uneven_dim(t, m, ext, true);
         if (u >= 0) fail_uneven(u, ext.extent(u), shards_of(t, m, u));

@@ -64,7 +64,8 @@ struct table_issue {
 /// Places p on dim d (order_rank >= 0: as the order_rank-th dim of an explicit shard order),
 /// unless d is unknown (< 0) or already placed, or an alias of d or one of d's own dims is.
 template <int N, int D, int M>
-constexpr table_issue add_placement(placement_table<N>& t, const layout<D, M>& l, int d, placement p, int order_rank) {
+constexpr table_issue add_placement(placement_table<N>& t, const layout<D, M>& l, int d, devmesh::placement p,
+                                    int order_rank) {
   if (d < 0 || d >= N) return {table_issue_kind::unknown_dim, d, -1, -1};
   for (int e = 0; e < N; ++e)
     if (t.placed[e] && (e == d || l.overlap(e, d))) return {table_issue_kind::placed_twice, d, e, -1};

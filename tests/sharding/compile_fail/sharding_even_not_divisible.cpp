@@ -7,6 +7,7 @@ namespace dm = devmesh;
 using mesh2d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"tp", 4>>;
 
 void misuse() {
-  using spec = dm::sharding<mesh2d, dm::chunks<dm::chunking::even>, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<0>>>;
+  using spec =
+      dm::sharding<mesh2d, dm::chunks<dm::chunking::even>, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<0>>>;
   (void)spec{}.local_shape(dm::extents<13, 6>{}, 0);
 }
