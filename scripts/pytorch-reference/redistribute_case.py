@@ -11,6 +11,7 @@ from torch.distributed.tensor._dtensor_spec import DTensorSpec
 from torch.distributed.tensor.debug import CommDebugMode
 from torch.distributed.tensor.placement_types import Replicate
 
+import common
 from collectives import CollectiveRecorder, step_collective
 from collectives_math import bytes_sent
 
@@ -57,10 +58,10 @@ def _partial_factor(placements, mesh):
     return 1 + index, reduced
 
 
-def _source(ctx, mesh, shape, src):
+def _source(mesh, shape, src):
     """The source DTensor (from_local, so Partial sources hold known values) and the full
     tensor the pair must end up representing."""
-    full = ctx["global_tensor"](shape)
+    full = common.global_tensor(shape)
     unreduced = [Replicate() if p.is_partial() else p for p in src]
     block = distribute_tensor(full, mesh, unreduced, src_data_rank=None).to_local()
     mine, reduced = _partial_factor(src, mesh)
@@ -70,15 +71,15 @@ def _source(ctx, mesh, shape, src):
     return dt, full * reduced
 
 
-def _plan(ctx, dt, mesh, dst):
+def _plan(dt, mesh, dst):
     """PyTorch's plan on this rank (the logical shapes depend on the rank's coordinate)."""
     dst_spec = DTensorSpec(mesh, tuple(dst), tensor_meta=dt._spec.tensor_meta)
     infos = redistribute_module._gen_transform_infos(dt._spec, dst_spec)
     return [
         {
             "mesh_dim": info.mesh_dim,
-            "src": ctx["show"](info.src_dst_placements[0]),
-            "dst": ctx["show"](info.src_dst_placements[1]),
+            "src": common.print_placement(info.src_dst_placements[0]),
+            "dst": common.print_placement(info.src_dst_placements[1]),
             "collective": step_collective(*info.src_dst_placements),
             "logical_shape": [int(n) for n in info.logical_shape],
         }
@@ -99,7 +100,7 @@ def _redistribute(dt, mesh, dst):
     return out, recorder.calls, dict(sorted(counts.items())), messages
 
 
-def _checks(ctx, out, expected_full, mesh, dst):
+def _checks(out, expected_full, mesh, dst):
     """Whether the result is right: the full tensor, and the local blocks distribute_tensor
     gives (its local split, src_data_rank=None, as for the source)."""
     full_ok = torch.equal(out.full_tensor(), expected_full)
@@ -109,36 +110,36 @@ def _checks(ctx, out, expected_full, mesh, dst):
     return {"full_tensor_matches": full_ok, "local_matches_distribute_tensor": local_ok}
 
 
-def _prepare(ctx, case, mesh, shape):
+def _prepare(case, mesh, shape):
     """The source DTensor, its expected full tensor, dst and the plan, or the error raised."""
     try:
-        src = [ctx["parse"](p) for p in case["src"]]
-        dst = [ctx["parse"](p) for p in case["dst"]]
-        dt, expected_full = _source(ctx, mesh, shape, src)
-        return (dt, expected_full, dst, _plan(ctx, dt, mesh, dst)), None
+        src = [common.parse_placement(p) for p in case["src"]]
+        dst = [common.parse_placement(p) for p in case["dst"]]
+        dt, expected_full = _source(mesh, shape, src)
+        return (dt, expected_full, dst, _plan(dt, mesh, dst)), None
     except Exception as exc:  # recorded as data: PyTorch's refusal is the answer
-        return None, ctx["error_text"](exc)
+        return None, common.error_text(exc)
 
 
-def _rank_record(ctx, case, mesh, shape):
+def _rank_record(case, mesh, shape):
     """This rank's part of a pair: runs the redistribute, or returns the error raised."""
     record = {"rank": dist.get_rank(), "coordinate": list(mesh.get_coordinate()), "steps": []}
-    prepared, error = _prepare(ctx, case, mesh, shape)
-    error = ctx["first_error"](error)
+    prepared, error = _prepare(case, mesh, shape)
+    error = common.first_error(error)
     if error is not None:
         return dict(record, error=error)
     dt, expected_full, dst, record["steps"] = prepared
-    record["src_local_values"] = ctx["values"](dt.to_local())
+    record["src_local_values"] = common.values(dt.to_local())
     try:
         out, calls, counts, messages = _redistribute(dt, mesh, dst)
     except Exception as exc:
-        error = ctx["error_text"](exc)
-    error = ctx["first_error"](error)
+        error = common.error_text(exc)
+    error = common.first_error(error)
     if error is not None:
         return dict(record, error=error)
     record.update(calls=calls, collectives=counts, warnings=messages,
-                  local_shape=list(out.to_local().shape), local_values=ctx["values"](out.to_local()),
-                  checks=_checks(ctx, out, expected_full, mesh, dst))
+                  local_shape=list(out.to_local().shape), local_values=common.values(out.to_local()),
+                  checks=_checks(out, expected_full, mesh, dst))
     return record
 
 
@@ -197,10 +198,10 @@ def _merge(case, records):
     return out
 
 
-def run(ctx, case_id, mesh_key, shape, src_text, dst_text):
+def run(meshes, case_id, mesh_key, shape, src_text, dst_text):
     """Runs on every rank; returns the pair's JSON object on rank 0 (None elsewhere)."""
-    mesh = ctx["meshes"][mesh_key]
-    case = {"id": case_id, "mesh": ctx["mesh_json"](mesh_key), "tensor_shape": list(shape),
+    mesh = meshes[mesh_key]
+    case = {"id": case_id, "mesh": common.mesh_json(mesh_key), "tensor_shape": list(shape),
             "src": src_text, "dst": dst_text}
-    records = ctx["gather"](_rank_record(ctx, case, mesh, shape))
+    records = common.gather_to_root(_rank_record(case, mesh, shape))
     return _merge(case, records) if records is not None else None
