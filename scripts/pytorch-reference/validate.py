@@ -81,6 +81,11 @@ def placement_scale(mesh, placements):
     return scale
 
 
+def sharded_dims(placements):
+    """Tensor dims some mesh dim shards (Shard or _StridedShard)."""
+    return sorted({int(re.search(r"\((\d+)", p).group(1)) for p in placements if "S(" in p})
+
+
 def holders(mesh, placements):
     """How many ranks hold each element: the product of the mesh dims that do not shard."""
     return math.prod(n for n, p in zip(mesh["shape"], placements) if "S(" not in p)
@@ -101,6 +106,9 @@ def check_sharding_ranks(chk, case):
         chk.expect(len(vals) == math.prod(local), where, f"rank {r['rank']}: {len(vals)} values, shape {local}")
         chk.expect(all(0 <= o <= n and m <= n for o, m, n in zip(offset, local, shape)), where,
                    f"rank {r['rank']}: offset {offset} shape {local} outside {shape}")
+        for d in sharded_dims(placements):
+            chk.expect(local[d] > 0 or offset[d] == shape[d], where,
+                       f"rank {r['rank']}: empty shard of dim {d} at offset {offset[d]}, not {shape[d]}")
         if not strided:
             block = [i * scale for i in block_indices(shape, offset, local)]
             chk.expect(vals == block, where, f"rank {r['rank']}: values are not the block at {offset}")
