@@ -65,7 +65,7 @@ int main() {
   const auto tp_mesh = mesh["tp"_dim];
   std::vector<std::string> hsdp_views, replicate_views, shard_views, tp_views;
   for (int r = 0; r < mesh.size(); ++r) {
-    hsdp_views.push_back(examples::nested(hsdp_mesh, r) + "\n" + examples::grid(hsdp_mesh, r));
+    hsdp_views.push_back(dm::rank_nested(hsdp_mesh, r) + "\n" + dm::rank_grid(hsdp_mesh, r));
     replicate_views.push_back(examples::list(hsdp_mesh["replicate"_dim].group(r)));
     shard_views.push_back(examples::list(hsdp_mesh["shard"_dim].group(r)));
     tp_views.push_back(examples::list(tp_mesh.group(r)));

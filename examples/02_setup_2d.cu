@@ -93,8 +93,8 @@ int run(Comm& world) {
   if (me == 0)
     std::cout << "mesh_2d = " << mesh_2d << "\n\n"
               << dm::rank_table(mesh_2d.layout()) << "\n"
-              << examples::nested(mesh_2d.layout(), me) << "\n"
-              << examples::grid(mesh_2d.layout(), me) << "\n";
+              << dm::rank_nested(mesh_2d) << "\n"
+              << dm::rank_grid(mesh_2d) << "\n";
   examples::print_by_rank("shard groups: by hand (MPI_Comm_split) and mesh_2d[\"shard\"_dim].comm():",
                           examples::list(hand_shard) + " and " + examples::list(mesh_shard) + ", a communicator of " +
                               std::to_string(shard_group.size()));

@@ -70,8 +70,8 @@ int run(Comm& world) {
   if (me == 0)
     std::cout << "mesh_2d = " << mesh_2d << "\n\n"
               << dm::rank_table(mesh_2d.layout()) << "\n"
-              << examples::nested(mesh_2d.layout(), me) << "\n"
-              << examples::grid(mesh_2d.layout(), me) << "\n";
+              << dm::rank_nested(mesh_2d) << "\n"
+              << dm::rank_grid(mesh_2d) << "\n";
   examples::print_ordered("rank " + std::to_string(me) + ": shard group " + examples::list(shard_mesh.layout().group(me)) +
                           " (shard " + std::to_string(my_shard) + ": parameters [" + std::to_string(my_shard * shard_len) +
                           ", " + std::to_string((my_shard + 1) * shard_len) + ") of " + std::to_string(padded) +

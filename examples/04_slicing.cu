@@ -62,7 +62,7 @@ int run(dm::mpi::communicator& world) {
   // What each rank got: its hsdp submesh, and the members of each 1-D submesh's communicator.
   const auto& hsdp = hsdp_mesh.layout();
   examples::print_by_rank("hsdp_mesh = mesh_3d.slice<\"replicate\", \"shard\">(), PyTorch's mesh_3d[\"replicate\", \"shard\"]:",
-                          examples::nested(hsdp, me) + "\n" + examples::grid(hsdp, me));
+                          dm::rank_nested(hsdp, me) + "\n" + dm::rank_grid(hsdp, me));
   const auto replicate_members = members(replicate_mesh), shard_members = members(shard_mesh),
              tp_members = members(tp_mesh);
   // (An MPI communicator of the group's size, in which this rank is its index in the list.)

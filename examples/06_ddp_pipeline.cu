@@ -47,8 +47,8 @@ int run(Comm& world) {
   if (me == 0)
     std::cout << "mesh = " << mesh << "\n\n"
               << dm::rank_table(mesh.layout()) << "\n"
-              << examples::nested(mesh.layout(), me) << "\n"
-              << examples::grid(mesh.layout(), me) << "\n";
+              << dm::rank_nested(mesh) << "\n"
+              << dm::rank_grid(mesh) << "\n";
   examples::print_ordered("rank " + std::to_string(me) + ": replica " + std::to_string(replica) + ", stage " +
                           std::to_string(stage) + (stage == 0 ? " (net1 + ReLU" : " (net2 + loss") + ", parameters [" +
                           std::to_string(first) + ", " + std::to_string(last) + ")), pp group " +

@@ -36,8 +36,8 @@ int run(Comm& world) {
   if (me == 0)
     std::cout << "mesh = " << mesh << " (dp = " << world.size() << " ranks / tp " << tp << " = " << dp << ")\n\n"
               << dm::rank_table(mesh.layout()) << "\n"
-              << examples::nested(mesh.layout(), me) << "\n"
-              << examples::grid(mesh.layout(), me) << "\n";
+              << dm::rank_nested(mesh) << "\n"
+              << dm::rank_grid(mesh) << "\n";
 
   // A tiny tensor-parallel + data-parallel computation: each rank holds one number, the
   // tp pair adds theirs (a sharded dot product's partial sums), dp sums across replicas.

@@ -142,8 +142,8 @@ int run(Comm& world, const launch& how) {
   if (me == 0) {
     std::cout << "launched by " << how.how << "\n"
               << "mesh_2d = " << mesh_2d << "\n\n"
-              << examples::nested(mesh_2d.layout(), me) << "\n"
-              << examples::grid(mesh_2d.layout(), me) << "\n"
+              << dm::rank_nested(mesh_2d) << "\n"
+              << dm::rank_grid(mesh_2d) << "\n"
               << "| RANK | LOCAL_RANK | replicate | shard | shard group | replicate group |\n"
               << "| --- | --- | --- | --- | --- | --- |\n";
     for (int r = 0; r < n; ++r) {

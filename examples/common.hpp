@@ -102,7 +102,7 @@ inline void print_ordered(const std::string& line) {
   std::cout << std::flush;
 }
 
-/// Collective: what each rank sees (e.g. grid(mesh.layout(), rank) of its submesh), printed
+/// Collective: what each rank sees (e.g. dm::rank_grid(mesh) of its submesh), printed
 /// by rank 0 once per distinct view, after the ranks that see it (print.hpp's by_rank).
 inline void print_by_rank(const std::string& title, const std::string& view, const std::string& indent = "  ") {
   const auto views = gather_strings(view);
@@ -269,8 +269,10 @@ inline backend chosen_backend(int argc, char** argv) {
   throw std::runtime_error("unknown backend '" + name + "' (from --backend or DEVMESH_BACKEND): use mpi or nccl");
 }
 
-/// Initializes MPI, makes the chosen backend's world and calls run(world). Any exception
-/// becomes "rank r: error: ..." on stderr and exit code 1.
+/// Initializes MPI, makes the chosen backend's world and calls run(world) under
+/// dm::report_once: an error is printed once, by the first rank that had it, naming the ranks
+/// ("error on ranks 0-7: devmesh: ..."), and every rank exits with 1. An error before the
+/// world exists (a bad --backend) becomes "rank r: error: ..." on every rank.
 template <class Run>
 int main(int argc, char** argv, Run run) {
   dm::mpi::environment env(argc, argv);
@@ -279,7 +281,7 @@ int main(int argc, char** argv, Run run) {
 #if defined(EXAMPLES_WITH_NCCL)
       if constexpr (std::is_invocable_v<Run&, dm::nccl::communicator&>) {
         auto world = dm::nccl::world(dm::mpi::world());  // one GPU per process, by local rank
-        return run(world);
+        return dm::report_once(world, [&] { return run(world); });
       } else {
         throw std::runtime_error("this example is written for the MPI backend only: run it without --backend nccl");
       }
@@ -289,7 +291,7 @@ int main(int argc, char** argv, Run run) {
 #endif
     }
     auto world = dm::mpi::world();
-    return run(world);
+    return dm::report_once(world, [&] { return run(world); });
   } catch (const std::exception& e) {
     const std::string line = "rank " + std::to_string(world_rank()) + ": error: " + e.what() + "\n";
     std::fputs(line.c_str(), stderr);  // one write: lines of different ranks do not interleave

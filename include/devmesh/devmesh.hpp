@@ -36,4 +36,5 @@
 #include "runtime/backend.hpp"  // the runtime's interface; <devmesh/runtime/backend.hpp> alone for backend-generic code
 #include "runtime/init.hpp"
 #include "runtime/from_comms.hpp"
+#include "runtime/report.hpp"
 #endif

@@ -37,9 +37,9 @@ static_assert(std::ranges::equal(cut.group<"hi">(1), std::array{1, 4}));
 // 544 mode entries: 32 dims of one mode each, and 16 aliases of all 32 (32 + 16 * 32).
 template <dm::fixed_string Alias, class M>
 constexpr auto alias_all(const M& m) {
-  return m.template flatten<Alias, "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14",
+  return dm::flatten<Alias, "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14",
                             "15", "16", "17", "18", "19", "20", "21", "22", "23", "24", "25", "26", "27", "28",
-                            "29", "30", "31">();
+                            "29", "30", "31">(m);
 }
 constexpr auto a5 = alias_all<"a4">(alias_all<"a3">(alias_all<"a2">(alias_all<"a1">(alias_all<"a0">(mesh32{})))));
 constexpr auto a10 = alias_all<"a9">(alias_all<"a8">(alias_all<"a7">(alias_all<"a6">(alias_all<"a5">(a5)))));

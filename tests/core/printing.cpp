@@ -91,4 +91,43 @@ TEST_CASE("group tables") {
   // Within a submesh: only the groups of the submesh containing `member`.
   CHECK(dm::group_table<"dp">(m.slice<"dp", "tp">(), 2) == "dp: [2, 6] [3, 7]");
 }
+
+TEST_CASE("rank_nested and rank_grid: PyTorch's mesh tensor and the tutorials' grid") {
+  using hsdp = dm::mesh<dm::dim<"replicate", 2>, dm::dim<"shard", 4>>;
+  constexpr hsdp m{};
+  // PyTorch: init_device_mesh("cpu", (2, 4)).mesh is tensor([[0, 1, 2, 3], [4, 5, 6, 7]]).
+  CHECK(dm::rank_nested(m) == "[[0, 1, 2, 3], [4, 5, 6, 7]]");
+  CHECK(dm::rank_nested(m["shard"_dim], 5) == "[4, 5, 6, 7]");
+  CHECK(dm::rank_nested(m["replicate"_dim], 6) == "[2, 6]");
+  CHECK(dm::rank_nested(m.slice<"shard", "replicate">()) == "[[0, 4], [1, 5], [2, 6], [3, 7]]");
+  CHECK(dm::rank_nested(mesh3d{}) == "[[[0, 1], [2, 3]], [[4, 5], [6, 7]]]");
+  CHECK(dm::rank_nested(mesh3d{}.slice<"dp", "tp">(), 3) == "[[2, 3], [6, 7]]");  // cp = 1
+  CHECK(dm::rank_nested(dm::mesh<dm::dim<"world">>(3)) == "[0, 1, 2]");
+  CHECK(dm::rank_nested(dm::mesh<dm::dim<"dp">, dm::dim<"tp">>(3, 1)) == "[[0], [1], [2]]");
+
+  CHECK(dm::rank_grid(m) ==
+        "             shard=0  shard=1  shard=2  shard=3\n"
+        "replicate=0        0        1        2        3\n"
+        "replicate=1        4        5        6        7\n");
+  CHECK(dm::rank_grid(m.slice<"shard", "replicate">(), 0, "  ") ==
+        "           replicate=0  replicate=1\n"
+        "  shard=0            0            4\n"
+        "  shard=1            1            5\n"
+        "  shard=2            2            6\n"
+        "  shard=3            3            7\n");
+  CHECK(dm::rank_grid(mesh3d{}) ==
+        "dp=0:\n"
+        "      tp=0  tp=1\n"
+        "cp=0     0     1\n"
+        "cp=1     2     3\n"
+        "dp=1:\n"
+        "      tp=0  tp=1\n"
+        "cp=0     4     5\n"
+        "cp=1     6     7\n");
+  CHECK(dm::rank_grid(dm::mesh<dm::dim<"tp", 4>>{}) == "  tp=0  tp=1  tp=2  tp=3\n     0     1     2     3\n");
+  // Wide ranks widen every column: a 1-D slice of a 64 x 2 mesh, from position 101.
+  const auto wide = dm::rank_grid(dm::mesh<dm::dim<"dp", 64>, dm::dim<"tp", 2>>{}["dp"_dim], 101);
+  CHECK(wide.starts_with("   dp=0   dp=1"));
+  CHECK(wide.ends_with("    123    125    127\n"));
+}
 }

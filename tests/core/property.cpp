@@ -370,12 +370,12 @@ void check_named(const M& m, const model& md, int r, int flat, const std::vector
         constexpr auto n = dim_name_v<M, I>;
         const auto& axes = md.dims[I].axes;
         const auto& want = groups[I];
-        const auto got = to_vec(m.template group<n>(r));
+        const auto got = to_vec(dm::group<n>(m, r));
         if (got != want) f.add("group<", n.view(), ">(", r, ") = ", str(got), ", model ", str(want));
-        if (m.template comm_split<n>(r) != m.comm_split(r, static_cast<int>(I)))
+        if (dm::comm_split<n>(m, r) != m.comm_split(r, static_cast<int>(I)))
           f.add("comm_split<", n.view(), "> differs from comm_split(r, ", I, ") at rank ", r);
-        if (m.template local_rank<n>(r) != md.coordinate_at(flat, axes))
-          f.add("local_rank<", n.view(), ">(", r, ") = ", m.template local_rank<n>(r));
+        if (dm::local_rank<n>(m, r) != md.coordinate_at(flat, axes))
+          f.add("local_rank<", n.view(), ">(", r, ") = ", dm::local_rank<n>(m, r));
       }(),
       ...);
 }
@@ -441,13 +441,13 @@ void check(const M& m, const model& md, failures& f) {
       auto axes = md.dims[1].axes;
       axes.insert(axes.end(), md.dims[0].axes.begin(), md.dims[0].axes.end());
       const auto want10 = md.group_at(flat, axes);
-      if (to_vec(m.template group<n1, n0>(r)) != want10) f.add("group<", n1.view(), ", ", n0.view(), ">(", r, ")");
-      const auto split = m.template comm_split<n1, n0>(r);
+      if (to_vec(dm::group<n1, n0>(m, r)) != want10) f.add("group<", n1.view(), ", ", n0.view(), ">(", r, ")");
+      const auto split = dm::comm_split<n1, n0>(m, r);
       if (split.color != want10.front() || want10[split.key] != r)
         f.add("comm_split<", n1.view(), ", ", n0.view(), ">(", r, ")");
       axes = md.dims[0].axes;
       axes.insert(axes.end(), md.dims[1].axes.begin(), md.dims[1].axes.end());
-      if (to_vec(m.template group<n0, n1>(r)) != md.group_at(flat, axes))
+      if (to_vec(dm::group<n0, n1>(m, r)) != md.group_at(flat, axes))
         f.add("group<", n0.view(), ", ", n1.view(), ">(", r, ")");
     }
   }
@@ -490,16 +490,16 @@ bool apply(int op, const M& m, const model& md, failures& f) {
       run([&] { return m; }, [&] { return same(md); }, f);
       return true;
     case 1:
-      run([&] { return m.template slice<nm[L]>(); }, [&] { return same(md.slice({sn(L)})); }, f);
+      run([&] { return dm::slice<nm[L]>(m); }, [&] { return same(md.slice({sn(L)})); }, f);
       return true;
     case 2:
       run([&] { return m[dm::dim_name<nm[0]>{}]; }, [&] { return same(md.slice({sn(0)})); }, f);
       return true;
     case 3:
-      run([&] { return m.template flatten<"all">(); }, [&] { return same(md.flatten_all("all")); }, f);
+      run([&] { return dm::flatten<"all">(m); }, [&] { return same(md.flatten_all("all")); }, f);
       return true;
     case 4:
-      run([&] { return m.template unflatten<nm[0], dm::dim<"p", 2>, dm::dim<"q">>(); },
+      run([&] { return dm::unflatten<nm[0], dm::dim<"p", 2>, dm::dim<"q">>(m); },
           [&] { return md.unflatten(sn(0), {{"p", 2}, {"q", -1}}); }, f);
       return true;
     case 5:
@@ -526,10 +526,10 @@ bool apply(int op, const M& m, const model& md, failures& f) {
   if constexpr (N >= 2) {
     switch (op) {
       case 6:
-        run([&] { return m.template slice<nm[L], nm[0]>(); }, [&] { return same(md.slice({sn(L), sn(0)})); }, f);
+        run([&] { return dm::slice<nm[L], nm[0]>(m); }, [&] { return same(md.slice({sn(L), sn(0)})); }, f);
         return true;
       case 7:
-        run([&] { return m.template flatten<"x", nm[0], nm[L]>(); },
+        run([&] { return dm::flatten<"x", nm[0], nm[L]>(m); },
             [&] { return same(md.flatten_alias("x", {sn(0), sn(L)})); }, f);
         return true;
       case 8:
@@ -546,7 +546,7 @@ bool apply(int op, const M& m, const model& md, failures& f) {
             f);
         return true;
       case 11:
-        run([&] { return m.template unflatten<nm[1], dm::dim<nm[1]>, dm::dim<"p", 2>>(); },
+        run([&] { return dm::unflatten<nm[1], dm::dim<nm[1]>, dm::dim<"p", 2>>(m); },
             [&] { return md.unflatten(sn(1), {{sn(1), -1}, {"p", 2}}); }, f);
         return true;
       case 12:
@@ -564,7 +564,7 @@ bool apply(int op, const M& m, const model& md, failures& f) {
   if constexpr (N >= 3) {
     switch (op) {
       case 14:
-        run([&] { return m.template slice<nm[2], nm[0]>(); }, [&] { return same(md.slice({sn(2), sn(0)})); }, f);
+        run([&] { return dm::slice<nm[2], nm[0]>(m); }, [&] { return same(md.slice({sn(2), sn(0)})); }, f);
         return true;
       case 15:
         run([&] { return m.template flatten<"x", nm[L], nm[0]>().template slice<"x", nm[1]>(); },

@@ -12,6 +12,7 @@
 
 namespace reference {
 
+namespace dm = devmesh;
 using namespace devmesh::literals;
 using row = std::array<int, 2>;
 
@@ -68,7 +69,7 @@ constexpr bool local_rank_2x4(const M& m) {
   constexpr int dim0[8] = {0, 0, 0, 0, 1, 1, 1, 1};
   constexpr int dim1[8] = {0, 1, 2, 3, 0, 1, 2, 3};
   for (int r = 0; r < 8; ++r) {
-    if (m.template local_rank<"dp">(r) != dim0[r] || m.template local_rank<"tp">(r) != dim1[r]) return false;
+    if (dm::local_rank<"dp">(m, r) != dim0[r] || dm::local_rank<"tp">(m, r) != dim1[r]) return false;
     if (m.coordinate(r) != ints(dim0[r], dim1[r])) return false;
   }
   return m.shape() == ints(2, 4) && m.size() == 8;
@@ -85,8 +86,8 @@ constexpr bool getitem_2x4(const M& m) {
          on_ranks_1d(dp, ints(0, 4), ints(0, 4)) && on_ranks_1d(dp, ints(1, 5), ints(1, 5)) &&
          on_ranks_1d(dp, ints(2, 6), ints(2, 6)) && on_ranks_1d(dp, ints(3, 7), ints(3, 7)) &&
          // The same through the named groups of the mesh itself.
-         std::ranges::equal(m.template group<"tp">(6), ints(4, 5, 6, 7)) &&
-         std::ranges::equal(m.template group<"dp">(6), ints(2, 6));
+         std::ranges::equal(dm::group<"tp">(m, 6), ints(4, 5, 6, 7)) &&
+         std::ranges::equal(dm::group<"dp">(m, 6), ints(2, 6));
 }
 
 /// __getitem__, second example, on a (2, 2, 2) mesh named (dp, pp, cp):
@@ -95,15 +96,15 @@ constexpr bool getitem_2x4(const M& m) {
 /// (the docstring's transposed submesh: PyTorch's code rejects it, devmesh supports it).
 template <class M>
 constexpr bool getitem_2x2x2(const M& m) {
-  const auto dp_cp = m.template slice<"dp", "cp">();
-  const auto cp_dp = m.template slice<"cp", "dp">();
+  const auto dp_cp = dm::slice<"dp", "cp">(m);
+  const auto cp_dp = dm::slice<"cp", "dp">(m);
   return on_ranks_2d(dp_cp, ints(0, 1, 4, 5), rows(row{0, 1}, row{4, 5})) &&
          on_ranks_2d(dp_cp, ints(2, 3, 6, 7), rows(row{2, 3}, row{6, 7})) &&
          on_ranks_2d(cp_dp, ints(0, 1, 4, 5), rows(row{0, 4}, row{1, 5})) &&
          on_ranks_2d(cp_dp, ints(2, 3, 6, 7), rows(row{2, 6}, row{3, 7})) &&
          // Per-dim groups of the transposed submesh are the same as the original's.
-         std::ranges::equal(cp_dp.template group<"dp">(5), m.template group<"dp">(5)) &&
-         std::ranges::equal(cp_dp.template group<"cp">(5), m.template group<"cp">(5));
+         std::ranges::equal(dm::group<"dp">(cp_dp, 5), dm::group<"dp">(m, 5)) &&
+         std::ranges::equal(dm::group<"cp">(cp_dp, 5), dm::group<"cp">(m, 5));
 }
 
 /// _flatten, corrected (README item 2): on a (2, 2, 2) mesh (dp, cp, tp),
@@ -112,13 +113,13 @@ constexpr bool getitem_2x2x2(const M& m) {
 template <class M>
 constexpr bool flatten_dp_cp(const M& m) {
   const auto flat = m.template slice<"dp", "cp">().template flatten<"dp_cp">();
-  const auto root_alias = m.template flatten<"dp_cp", "dp", "cp">();
-  const auto sliced = root_alias.template slice<"dp_cp">();
+  const auto root_alias = dm::flatten<"dp_cp", "dp", "cp">(m);
+  const auto sliced = dm::slice<"dp_cp">(root_alias);
   return on_ranks_1d(flat, ints(0, 2, 4, 6), ints(0, 2, 4, 6)) &&
          on_ranks_1d(flat, ints(1, 3, 5, 7), ints(1, 3, 5, 7)) &&
          on_ranks_1d(sliced, ints(0, 2, 4, 6), ints(0, 2, 4, 6)) &&
          on_ranks_1d(sliced, ints(1, 3, 5, 7), ints(1, 3, 5, 7)) &&
-         std::ranges::equal(root_alias.template group<"dp_cp">(3), ints(1, 3, 5, 7));
+         std::ranges::equal(dm::group<"dp_cp">(root_alias, 3), ints(1, 3, 5, 7));
 }
 
 // ---- newer PyTorch (README, "Newer PyTorch behaviour worth matching") --------------------
@@ -128,11 +129,11 @@ constexpr bool flatten_dp_cp(const M& m) {
 template <class M>
 constexpr bool flatten_dp_tp(const M& m) {
   const auto flat = m.template slice<"dp", "tp">().template flatten<"dp_tp">();
-  const auto alias = m.template flatten<"dp_tp", "dp", "tp">();
+  const auto alias = dm::flatten<"dp_tp", "dp", "tp">(m);
   return on_ranks_1d(flat, ints(0, 1, 4, 5), ints(0, 1, 4, 5)) &&
          on_ranks_1d(flat, ints(2, 3, 6, 7), ints(2, 3, 6, 7)) &&
-         std::ranges::equal(alias.template group<"dp_tp">(5), ints(0, 1, 4, 5)) &&
-         std::ranges::equal(alias.template group<"dp_tp">(6), ints(2, 3, 6, 7));
+         std::ranges::equal(dm::group<"dp_tp">(alias, 5), ints(0, 1, 4, 5)) &&
+         std::ranges::equal(dm::group<"dp_tp">(alias, 6), ints(2, 3, 6, 7));
 }
 
 /// A flattened name registered on the root sliced with another root dim:
@@ -147,9 +148,9 @@ constexpr bool slice_alias_with_tp(const M& m) {
       for (int j = 0; j < 2; ++j)
         if (s.rank_at({i, j}, r) != table[i][j]) return false;
   return std::ranges::equal(s.group(5), ints(0, 1, 2, 3, 4, 5, 6, 7)) &&
-         std::ranges::equal(s.template group<"dp_cp">(5), ints(1, 3, 5, 7)) &&
+         std::ranges::equal(dm::group<"dp_cp">(s, 5), ints(1, 3, 5, 7)) &&
          // The dims of the alias stay reachable.
-         std::ranges::equal(s.template group<"cp">(5), ints(5, 7));
+         std::ranges::equal(dm::group<"cp">(s, 5), ints(5, 7));
 }
 
 // ---- mesh_notes_zh.md and the DeviceMesh tutorial -----------------------------------------
@@ -162,8 +163,8 @@ constexpr bool notes_table_2x2x2(const M& m) {
   for (const auto& row : table) {
     const std::array c{row[0], row[1], row[2]};
     if (m.rank_at(c) != row[3] || m.coordinate(row[3]) != c) return false;
-    if (m.template local_rank<"replicate">(row[3]) != row[0] || m.template local_rank<"shard">(row[3]) != row[1] ||
-        m.template local_rank<"tp">(row[3]) != row[2])
+    if (dm::local_rank<"replicate">(m, row[3]) != row[0] || dm::local_rank<"shard">(m, row[3]) != row[1] ||
+        dm::local_rank<"tp">(m, row[3]) != row[2])
       return false;
   }
   return true;
@@ -174,7 +175,7 @@ constexpr bool notes_table_2x2x2(const M& m) {
 /// [r & ~1, r | 1]; hsdp_mesh["replicate"] and ["shard"] are its per-dim groups.
 template <class M>
 constexpr bool notes_hsdp_slice(const M& m) {
-  const auto hsdp = m.template slice<"replicate", "shard">();
+  const auto hsdp = dm::slice<"replicate", "shard">(m);
   const auto tp = m["tp"_dim];
   for (int r = 0; r < 8; ++r)
     if (!on_ranks_1d(tp, ints(r), ints(r & ~1, r | 1))) return false;
@@ -192,18 +193,18 @@ constexpr bool tutorial_hsdp(const M& m) {
   constexpr int replicate[4][2] = {{0, 4}, {1, 5}, {2, 6}, {3, 7}};
   for (const auto& g : shard)
     for (int r : g)
-      if (!std::ranges::equal(m.template group<"shard">(r), g) ||
+      if (!std::ranges::equal(dm::group<"shard">(m, r), g) ||
           !on_ranks_1d(m["shard"_dim], ints(r), ints(g[0], g[1], g[2], g[3])))
         return false;
   for (const auto& g : replicate)
     for (int r : g)
-      if (!std::ranges::equal(m.template group<"replicate">(r), g) ||
+      if (!std::ranges::equal(dm::group<"replicate">(m, r), g) ||
           !on_ranks_1d(m["replicate"_dim], ints(r), ints(g[0], g[1])))
         return false;
   // Split arguments group the ranks the same way, keys in the tutorial's order.
   for (int r = 0; r < 8; ++r)
-    if (m.template comm_split<"shard">(r) != devmesh::split_args{r / 4 * 4, r % 4} ||
-        m.template comm_split<"replicate">(r) != devmesh::split_args{r % 4, r / 4})
+    if (dm::comm_split<"shard">(m, r) != devmesh::split_args{r / 4 * 4, r % 4} ||
+        dm::comm_split<"replicate">(m, r) != devmesh::split_args{r % 4, r / 4})
       return false;
   return true;
 }

@@ -23,6 +23,8 @@ fresh directory, so "$HOME/.local" is empty) and runs the blocks with bash -e:
   add_subdirectory  devmesh/ copied to myproject/third_party/devmesh, then build
   examples          examples
 
+README.md may repeat blocks under the same markers; each copy must equal the page's block.
+
 The build block's mpirun must print the lines of the page's <!-- output --> block (in any
 order). As root, the run exports OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1,
 which the page gives as the alternative to --allow-run-as-root; as a normal user, nothing.
@@ -86,6 +88,21 @@ def page_roles(path, root):
     return roles, output
 
 
+def check_copies(path, root, roles):
+    """The README repeats some of the page's blocks under the same markers: each such copy must
+    be the page's block verbatim, so that this test, which runs the page's, covers it too."""
+    for b in blocks(path, root):
+        if not (b.marker and b.marker.startswith("docs.quickstart:")):
+            continue
+        role = b.marker.split(":", 1)[1].strip()
+        if role.startswith("not run"):
+            continue
+        if role not in roles:
+            die(f"{b.where}: role '{role}' is not a block of docs/quickstart.md")
+        if b.code != roles[role].code:
+            die(f"{b.where}: differs from {roles[role].where}, the block it repeats (role '{role}')")
+
+
 def copy_clone(src, dst):
     os.makedirs(dst)
     shutil.copy(os.path.join(src, "CMakeLists.txt"), dst)
@@ -113,6 +130,7 @@ def main():
     a = p.parse_args()
     root = os.path.abspath(a.docs)
     roles, output = page_roles(os.path.join(root, "docs", "quickstart.md"), root)
+    check_copies(os.path.join(root, "README.md"), root, roles)
     cmakelists_role, steps = FLOWS[a.flow]
 
     work = os.path.abspath(os.path.join(a.work, a.flow))

@@ -53,9 +53,9 @@ struct probe {
 
   template <dm::fixed_string N, class L>
   DEVMESH_HOST_DEVICE static void one(const L& m, int r, value* out, int& k) {
-    const auto split = m.template comm_split<N>(r);
-    const auto g = m.template group<N>(r);
-    out[k++] = m.template local_rank<N>(r);
+    const auto split = dm::comm_split<N>(m, r);
+    const auto g = dm::group<N>(m, r);
+    out[k++] = dm::local_rank<N>(m, r);
     out[k++] = split.color;
     out[k++] = split.key;
     out[k++] = g.size();

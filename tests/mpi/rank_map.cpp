@@ -110,6 +110,29 @@ void check_dim(const M& mesh, const model& mo, const std::vector<int>& S, const 
   CHECK_MESSAGE(gathered == expected, (what + ": all_gather " + show(gathered) + ", expected " + show(expected)));
 }
 
+/// "a, b, c".
+std::string joined(const std::vector<int>& v) {
+  std::string s;
+  for (int x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return s;
+}
+
+/// The model's world ranks nested by its three dims, as PyTorch prints its mesh tensor.
+std::string nested3(const model& mo) {
+  std::string s = "[";
+  for (int a = 0; a < mo.sizes[0]; ++a) {
+    s += a ? ", [" : "[";
+    for (int b = 0; b < mo.sizes[1]; ++b) {
+      s += b ? ", [" : "[";
+      for (int c = 0; c < mo.sizes[2]; ++c)
+        s += (c ? ", " : "") + std::to_string(mo.map[static_cast<std::size_t>((a * mo.sizes[1] + b) * mo.sizes[2] + c)]);
+      s += "]";
+    }
+    s += "]";
+  }
+  return s + "]";
+}
+
 /// Everything about a (dp, cp, tp) mesh over map `mo`, members and non-members.
 template <class M>
 void check_mesh3(const M& mesh, const model& mo, const std::string& label) {
@@ -136,6 +159,9 @@ void check_mesh3(const M& mesh, const model& mo, const std::string& label) {
   CHECK_EQ(mesh.local_rank(2), c[2]);
   CHECK(mesh.ranks() == mo.map);  // the whole root, row-major, as world ranks
   CHECK(mesh["cp"_dim].ranks() == mo.world(mo.group({1}, p)));
+  CHECK(dm::rank_nested(mesh) == nested3(mo));  // PyTorch's mesh tensor: world ranks, nested
+  CHECK(dm::rank_nested(mesh["cp"_dim]) == "[" + joined(mo.world(mo.group({1}, p))) + "]");
+  CHECK(dm::rank_grid(mesh["cp"_dim]).ends_with(" " + std::to_string(mo.world(mo.group({1}, p)).back()) + "\n"));
   const auto [src, dst] = dm::shift_peers<"tp">(mesh, 1, true);
   CHECK_EQ(src, (c[2] + mo.sizes[2] - 1) % mo.sizes[2]);
   CHECK_EQ(dst, (c[2] + 1) % mo.sizes[2]);

@@ -468,6 +468,15 @@ TEST_CASE("PyTorch parity: default flatten name, ranks(), equality, root(), conc
   CHECK_THROWS_WITH_AS(flat_tp.root<decltype(flat_tp)::layout_type>(),
                        doctest::Contains("root<M>() with M a mesh of dims (cp_tp)"), dm::mesh_error);
   CHECK(!(again.root<mesh3>() == mesh));
+  // ... its static twin too (converted, checked), and a static size that differs names it.
+  if (w == 8) {
+    using static3 = dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>>;
+    CHECK((flat_tp.root<static3>() == mesh && flat_tp.root<static3>().comm<"cp">().native() == mesh.comm<"cp">().native()));
+    using wrong = dm::mesh<dm::dim<"dp", 4>, dm::dim<"cp", 1>, dm::dim<"tp", 2>>;
+    const std::string msg = CHECK_THROWS_WHAT(dm::mesh_error, flat_tp.root<wrong>(), "root<M>() with M a mesh of dims (dp, cp, tp)");
+    CHECK(msg.find("the root of this mesh is mesh((dp=2, cp=2, tp=2), stride=(4, 2, 1))") != std::string::npos);
+    CHECK(msg.find("dim 'dp' has size 2, the target type needs 4") != std::string::npos);
+  }
   // concatenate: dims of derived meshes of one root, over the communicators they have.
   const int made = mesh.communicator_count();
   const auto cat = dm::concatenate(flat_tp, mesh["dp"_dim]);

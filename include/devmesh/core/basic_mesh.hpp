@@ -26,6 +26,7 @@
 #include "layout.hpp"
 #include "mesh_checks.hpp"
 #include "names.hpp"
+#include "queries.hpp"  // the free forms of its named members (dm::size<"tp">(m), ...)
 #include "sizes.hpp"
 
 namespace devmesh {
@@ -70,6 +71,19 @@ class basic_mesh : public indexed_mesh<L> {
     requires(detail::converts<L, L2> && detail::explicit_conversion<L, L2>)
   DEVMESH_HOST_DEVICE constexpr explicit basic_mesh(const basic_mesh<L2, Names>& from)
       : base(detail::converted_values<L, Names>(from)) {}
+
+  /// The mesh of this type whose layout values are `shape[i]` and `stride[i]` for every mode
+  /// i (dims in order, aliases last: what mode_shape(i) and mode_stride(i) give back) and
+  /// `root` positions: a mesh rebuilt from values held without its type (the runtime keeps
+  /// its root so). Checked as an explicit conversion is: a static value of this type that
+  /// differs, or a value of this type given two different ones, throws mesh_error naming the dim.
+  static constexpr basic_mesh from_values(const int* shape, const int* stride, int root) {
+    constexpr auto D = detail::all_dynamic(L);
+    typename basic_mesh<D, Names>::values_base values{};
+    for (int i = 0; i < L.nmodes; ++i) values.v[i] = shape[i], values.v[L.nmodes + i] = stride[i];
+    values.v[2 * L.nmodes] = root;
+    return basic_mesh(basic_mesh<D, Names>(values));
+  }
 
   /// Index of dim N (aliases after the mesh's own dims); unknown names do not compile.
   template <fixed_string N>
@@ -265,10 +279,10 @@ class basic_mesh : public indexed_mesh<L> {
     constexpr int sizes[] = {Sizes...};
     constexpr auto given = detail::resolve_given({.given = sizes, .n = sizeof...(Sizes)});
     if constexpr (L.static_dim(D)) {
-      constexpr auto r = detail::resolve_total(given, L.static_dim_size(D), nullptr);
+      constexpr auto r = detail::resolve_total(given, L.static_dim_size(D));
       if constexpr (!r.ok()) fail_unflatten(D, r);  // (a static size that an inferred one does not divide)
     } else {
-      const auto r = detail::resolve_total(given, this->size_of(D), nullptr);
+      const auto r = detail::resolve_total(given, this->size_of(D));
       if (!r.ok()) fail_unflatten(D, r);
     }
   }

@@ -9,6 +9,15 @@
 #define DEVMESH_HOST_DEVICE
 #endif
 
+// Before a host-device function template that also forwards to host-only functions (a free
+// query on a device mesh): nvcc then checks the call only where it is made, in host or
+// device code, instead of rejecting the template's host instantiation.
+#if defined(__CUDACC__) && !defined(__clang__)
+#define DEVMESH_FORWARDING _Pragma("nv_exec_check_disable")
+#else
+#define DEVMESH_FORWARDING
+#endif
+
 // Code path taken while compiling device code (no exceptions there).
 #if defined(__CUDA_ARCH__)
 #define DEVMESH_DEVICE_PASS 1

@@ -54,6 +54,17 @@ inline constexpr bool same_structure = same_structure_of<A, B>();
 /// the target's slot (a slot used twice: both places need one value).
 enum class conversion_check : int { none, against_static, against_slot };
 
+/// Layout l with every value its own slot, numbered as layout_value numbers the values (slot
+/// q is value q): the type of a mesh rebuilt from values alone (basic_mesh::from_values).
+template <int D, int M>
+constexpr layout<D, M> all_dynamic(const layout<D, M>& l) {
+  layout<D, M> out = l;
+  for (int m = 0; m < M; ++m) out.shape[m] = dynamic_slot(m), out.stride[m] = dynamic_slot(M + m);
+  out.root = dynamic_slot(2 * M);
+  out.ndynamic = 2 * M + 1;
+  return out;
+}
+
 /// How a mesh of layout From converts to one of layout To (same structure), computed once.
 template <auto To, auto From>
 struct conversion {

@@ -152,7 +152,7 @@ class mesh : public detail::root_base<Dims...> {
     } else {
       // The static sizes at compile time; at run time only the world, a division.
       constexpr auto given = detail::resolve_given({.given = static_sizes, .n = base::ndim, .fixed = static_sizes});
-      const auto r = detail::resolve_total(given, world, static_sizes);
+      const auto r = detail::resolve_total(given, world);
       if (!r.ok()) detail::throw_world_error(r, world, r.inferred < 0 ? std::string_view() : names_of[r.inferred]);
       int sizes[base::ndim]{};
       for (int i = 0; i < base::ndim; ++i) sizes[i] = i == r.inferred ? r.inferred_size : static_sizes[i];

@@ -180,7 +180,7 @@ void check_parsed_sizes(const spec_context& c, std::span<const int> static_sizes
     if (s == inferred_size) s = dynamic_size;  // resolve_sizes' mark of an unknown size
   const auto r = resolve_sizes({.given = out.data(),
                                 .n = static_cast<int>(out.size()),
-                                .fixed = static_sizes.data(),
+                                .fixed = static_sizes,
                                 .total = world < 0 ? no_total : world});
   const auto size_of = [&](int d) { return std::to_string(out[static_cast<std::size_t>(d)]); };
   const auto static_of = [&](int d) { return std::to_string(static_sizes[static_cast<std::size_t>(d)]); };

@@ -2,10 +2,18 @@
 //   std::cout << m;        mesh((dp=2, cp=2, tp=2), stride=(4, 2, 1))
 //   rank_table(m)          the row-major rank table, one row per rank, as a Markdown table
 //   group_table<"tp">(m)   every group of dim tp (all_groups, group_list.hpp), as text
+//   rank_nested(m)         [[0, 1, 2, 3], [4, 5, 6, 7]]: the (sub)mesh's ranks nested by dim,
+//                          as PyTorch prints a DeviceMesh's mesh tensor
+//   rank_grid(m)           the same as a table: rows the next-to-last dim, columns the last
+//                                        shard=0  shard=1  shard=2  shard=3
+//                          replicate=0        0        1        2        3
+//                          replicate=1        4        5        6        7
+// (device_mesh has both too, over world ranks: runtime/device_mesh.hpp.)
 #pragma once
 #include <iosfwd>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "group_list.hpp"
@@ -33,26 +41,150 @@ std::string rank_ranges(std::span<const int> ranks) {
   }
   return out;
 }
-template <auto L, class Names>
-void write_dim(std::string& s, const basic_mesh<L, Names>& m, int d, bool with_stride) {
-  using M = basic_mesh<L, Names>;
+/// A mesh's layout as plain values: every dim's name (aliases after the mesh's own ndim
+/// dims) and modes [first[d], first[d + 1]) with their shapes and strides resolved. What the
+/// repr reads, so that it is one ordinary function: a mesh type only gathers its values, and
+/// the runtime prints a layout it holds without its type (runtime/layout_view.hpp).
+struct layout_values {
+  const std::string_view* names;
+  const int* first;
+  const int* shape;
+  const int* stride;
+  int ndim;
+  int ndims;
+};
+
+/// Dim d as "dp=2" (`with_stride` false) or as its stride, "4" or "(4, 1)" for a flattened dim.
+template <class = void>
+void write_dim(std::string& s, const layout_values& v, int d, bool with_stride) {
   if (!with_stride) {
-    s += M::name(d);
+    long long size = 1;
+    for (int m = v.first[d]; m < v.first[d + 1]; ++m) size *= v.shape[m];
+    s += v.names[d];
     s += '=';
-    s += std::to_string(m.dim_size(d));
+    s += std::to_string(size);
     return;
   }
-  const auto layout = m.dim_layout(d);
-  if (layout.count == 0) {  // a size-1 dim with no digit of its own (from an unflatten)
+  const int count = v.first[d + 1] - v.first[d];
+  if (count == 0) {  // a size-1 dim with no digit of its own (from an unflatten)
     s += '1';
     return;
   }
-  if (layout.count > 1) s += '(';
-  for (int i = 0; i < layout.count; ++i) {
-    if (i) s += ", ";
-    s += std::to_string(layout.stride[i]);
+  if (count > 1) s += '(';
+  for (int m = v.first[d]; m < v.first[d + 1]; ++m) {
+    if (m > v.first[d]) s += ", ";
+    s += std::to_string(v.stride[m]);
   }
-  if (layout.count > 1) s += ')';
+  if (count > 1) s += ')';
+}
+
+/// The repr of a layout given as values (to_string's text).
+template <class = void>
+std::string layout_string(const layout_values& v) {
+  std::string s = "mesh((";
+  for (int d = 0; d < v.ndim; ++d) {
+    if (d) s += ", ";
+    write_dim(s, v, d, false);
+  }
+  s += v.ndim == 1 ? ",), stride=(" : "), stride=(";
+  for (int d = 0; d < v.ndim; ++d) {
+    if (d) s += ", ";
+    write_dim(s, v, d, true);
+  }
+  s += v.ndim == 1 ? ",)" : ")";
+  if (v.ndims > v.ndim) {
+    s += ", aliases=(";
+    for (int d = v.ndim; d < v.ndims; ++d) {
+      if (d > v.ndim) s += ", ";
+      write_dim(s, v, d, false);
+    }
+    s += ')';
+  }
+  return s + ')';
+}
+
+/// A (sub)mesh's ranks, what rank_nested and rank_grid draw: the ranks in row-major order (a
+/// rank_group of positions, or a device mesh's world ranks: any range with size() and []),
+/// and each of the ndim dims' name and size (the sizes multiply to ranks.size()).
+template <class Ranks>
+struct rank_block {
+  const Ranks& ranks;
+  const std::string_view* names;
+  const int* sizes;
+  int ndim;
+  std::size_t count() const { return static_cast<std::size_t>(ranks.size()); }
+  int rank(std::size_t i) const { return ranks[static_cast<decltype(ranks.size())>(i)]; }
+  /// How many of the last dims start at row-major index `at` (`end` false) or end there
+  /// (`end` true): the brackets opened before, or closed after, that rank in the nested form.
+  int dims_turning(std::size_t at, bool end) const {
+    int k = 0;
+    for (std::size_t d = static_cast<std::size_t>(ndim), span = 1; d-- > 0; ++k) {
+      span *= static_cast<std::size_t>(sizes[d]);
+      if ((end ? at + 1 : at) % span != 0) break;
+    }
+    return k;
+  }
+  /// "name=i".
+  std::string label(int d, int i) const { return std::string(names[d]) + '=' + std::to_string(i); }
+};
+
+template <class Ranks>
+std::string nested_text(const rank_block<Ranks>& b) {
+  std::string s;
+  for (std::size_t i = 0; i < b.count(); ++i) {
+    if (i) s += ", ";
+    s.append(static_cast<std::size_t>(b.dims_turning(i, false)), '[');
+    s += std::to_string(b.rank(i));
+    s.append(static_cast<std::size_t>(b.dims_turning(i, true)), ']');
+  }
+  return s;
+}
+
+/// s, right-aligned in width w.
+inline void append_padded(std::string& out, const std::string& s, std::size_t w) {
+  out.append(w > s.size() ? w - s.size() : 0, ' ');
+  out += s;
+}
+inline void widen(std::size_t& w, std::size_t n) { w = n > w ? n : w; }
+
+/// One table per index of the leading dims (their "dp=0, cp=1:" heading first, 3-D and up),
+/// rows the next-to-last dim, columns the last; a 1-D mesh is one row without a label.
+template <class Ranks>
+std::string grid_text(const rank_block<Ranks>& b, std::string_view indent) {
+  const int nd = b.ndim, cols = b.sizes[nd - 1], rows = nd >= 2 ? b.sizes[nd - 2] : 1;
+  const int tables = static_cast<int>(b.count()) / (cols * rows);
+  std::size_t row_w = 0, col_w = 0;
+  for (int i = 0; i < rows && nd >= 2; ++i) widen(row_w, b.label(nd - 2, i).size());
+  for (int j = 0; j < cols; ++j) widen(col_w, b.label(nd - 1, j).size());
+  for (std::size_t i = 0; i < b.count(); ++i) widen(col_w, std::to_string(b.rank(i)).size());
+  std::string s;
+  for (int t = 0; t < tables; ++t) {
+    for (int d = 0, inner = tables; d < nd - 2; ++d) {  // this table's leading indices
+      inner /= b.sizes[d];
+      s += d ? std::string_view(", ") : indent;
+      s += b.label(d, t / inner % b.sizes[d]);
+      if (d == nd - 3) s += ":\n";
+    }
+    s.append(indent).append(row_w, ' ');
+    for (int j = 0; j < cols; ++j) append_padded(s += "  ", b.label(nd - 1, j), col_w);
+    s += '\n';
+    for (int i = 0; i < rows; ++i) {
+      s += indent;
+      append_padded(s, nd >= 2 ? b.label(nd - 2, i) : std::string(), row_w);
+      for (int j = 0; j < cols; ++j)
+        append_padded(s += "  ", std::to_string(b.rank(static_cast<std::size_t>((t * rows + i) * cols + j))), col_w);
+      s += '\n';
+    }
+  }
+  return s;
+}
+
+/// draw(the rank_block of mesh m over `ranks`, its group's ranks row-major).
+template <class M, class Ranks, class Draw>
+std::string draw_ranks(const M& m, const Ranks& ranks, Draw draw) {
+  int sizes[M::ndim > 0 ? M::ndim : 1]{};
+  for (int d = 0; d < M::ndim; ++d) sizes[d] = m.size(d);
+  return draw(rank_block<Ranks>{ranks, M::names_type::views, sizes, M::ndim});
 }
 }  // namespace detail
 
@@ -60,28 +192,9 @@ void write_dim(std::string& s, const basic_mesh<L, Names>& m, int d, bool with_s
 /// lists its parts, aliases follow: mesh((dp=2, cp=2, tp=2), stride=(4, 2, 1), aliases=(dp_cp=4))
 template <auto L, class Names>
 std::string to_string(const basic_mesh<L, Names>& m) {
-  using M = basic_mesh<L, Names>;
-  std::string s = "mesh((";
-  for (int d = 0; d < M::ndim; ++d) {
-    if (d) s += ", ";
-    detail::write_dim(s, m, d, false);
-  }
-  s += M::ndim == 1 ? ",), stride=(" : "), stride=(";
-  for (int d = 0; d < M::ndim; ++d) {
-    if (d) s += ", ";
-    detail::write_dim(s, m, d, true);
-  }
-  s += M::ndim == 1 ? ",)" : ")";
-  if (M::ndim_with_aliases > M::ndim) {
-    s += ", aliases=(";
-    for (int d = M::ndim; d < M::ndim_with_aliases; ++d) {
-      if (d > M::ndim) s += ", ";
-      detail::write_dim(s, m, d, false);
-    }
-    s += ')';
-  }
-  s += ')';
-  return s;
+  int shape[L.nmodes > 0 ? L.nmodes : 1]{}, stride[L.nmodes > 0 ? L.nmodes : 1]{};
+  for (int i = 0; i < L.nmodes; ++i) shape[i] = m.mode_shape(i), stride[i] = m.mode_stride(i);
+  return detail::layout_string({Names::views, L.first, shape, stride, L.nprimary, L.ndims});
 }
 
 /// Streams the mesh's repr (to_string(m)).
@@ -137,6 +250,22 @@ std::string group_table(const basic_mesh<L, Names>& m, int member = 0) {
     s += ']';
   }
   return s;
+}
+
+/// The (sub)mesh containing position `member` as PyTorch prints a DeviceMesh's mesh tensor,
+/// nested by dim: "[[0, 1, 2, 3], [4, 5, 6, 7]]" for mesh<dim<"replicate", 2>, dim<"shard", 4>>.
+template <auto L, class Names>
+std::string rank_nested(const basic_mesh<L, Names>& m, int member = 0) {
+  return detail::draw_ranks(m, m.group(member), [](const auto& b) { return detail::nested_text(b); });
+}
+
+/// The (sub)mesh containing position `member` as a table of its positions: rows are the
+/// indices of the next-to-last dim, columns those of the last (a 1-D mesh is one row; 3-D and
+/// up, one table per index of the leading dims, headed "dp=0, cp=1:"). Every line starts with
+/// `indent` and ends with a newline.
+template <auto L, class Names>
+std::string rank_grid(const basic_mesh<L, Names>& m, int member = 0, std::string_view indent = {}) {
+  return detail::draw_ranks(m, m.group(member), [indent](const auto& b) { return detail::grid_text(b, indent); });
 }
 
 }  // namespace devmesh

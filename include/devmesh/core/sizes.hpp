@@ -7,6 +7,7 @@
 // here, once.
 #pragma once
 #include <climits>
+#include <span>
 #include <string_view>
 
 #include "config.hpp"
@@ -36,7 +37,10 @@ inline constexpr long long no_total = LLONG_MIN;
 struct size_request {
   const int* given = nullptr;  // per dim: its size, or dynamic_size if unknown
   int n = 0;
-  const int* fixed = nullptr;  // per dim: its static size or dynamic_size (nullptr: none)
+  // Per dim: its static size or dynamic_size (empty: none). A span, not a pointer tested
+  // against nullptr: GCC does not fold `&object != nullptr` in a constant expression under
+  // -fsanitize=undefined (it keeps null-pointer checks), and the static sizes are objects.
+  std::span<const int> fixed{};
   long long total = no_total;  // what the sizes multiply to (then the unknown one is inferred)
   int unknowns = 1;            // how many sizes may be unknown; 0: dynamic_size is a bad size
 };
@@ -49,6 +53,7 @@ struct resolved_sizes {
   int inferred = -1;         // the (first) unknown dim, or -1
   int inferred_size = 0;     // its size, when a total was given and the fault is none
   long long known = 1;       // the product of the known sizes, saturated at INT_MAX + 1
+  int inferred_static = dynamic_size;  // the unknown dim's static size, if it has one
   /// True if the sizes are fine.
   DEVMESH_HOST_DEVICE constexpr bool ok() const { return fault == size_fault::none; }
 };
@@ -61,10 +66,10 @@ DEVMESH_HOST_DEVICE constexpr resolved_sizes resolve_given(const size_request& q
   int unknown = 0;
   for (int d = 0; d < q.n && r.ok(); ++d) {
     const int s = q.given[d];
-    const int st = q.fixed != nullptr ? q.fixed[d] : dynamic_size;
+    const int st = q.fixed.empty() ? dynamic_size : q.fixed[static_cast<std::size_t>(d)];
     if (s == dynamic_size && q.unknowns > 0) {
       if (++unknown > q.unknowns) r = {size_fault::too_many_unknown, d, r.inferred};
-      if (r.inferred < 0) r.inferred = d;
+      if (r.inferred < 0) r.inferred = d, r.inferred_static = st;
     } else if (s <= 0) {
       r = {size_fault::non_positive, d, r.inferred};
     } else if (st != dynamic_size && st != s) {
@@ -80,8 +85,8 @@ DEVMESH_HOST_DEVICE constexpr resolved_sizes resolve_given(const size_request& q
 
 /// The second half of resolve_sizes: given sizes resolved by resolve_given (r), against a
 /// total: the product must be it, or, with an unknown size, a positive multiple of the known
-/// ones; the inferred size must match that dim's static size (fixed, or nullptr).
-DEVMESH_HOST_DEVICE constexpr resolved_sizes resolve_total(resolved_sizes r, long long total, const int* fixed) {
+/// ones; the inferred size must match that dim's static size (as resolve_given found it).
+DEVMESH_HOST_DEVICE constexpr resolved_sizes resolve_total(resolved_sizes r, long long total) {
   if (!r.ok() || total == no_total) return r;
   if (r.inferred < 0) {
     if (r.known != total) r.fault = size_fault::total_mismatch;
@@ -89,7 +94,7 @@ DEVMESH_HOST_DEVICE constexpr resolved_sizes resolve_total(resolved_sizes r, lon
     r.fault = size_fault::not_multiple;
   } else {
     r.inferred_size = static_cast<int>(total / r.known);
-    const int st = fixed != nullptr ? fixed[r.inferred] : dynamic_size;
+    const int st = r.inferred_static;
     if (st != dynamic_size && st != r.inferred_size) r.fault = size_fault::inferred_mismatch;
   }
   return r;
@@ -98,7 +103,7 @@ DEVMESH_HOST_DEVICE constexpr resolved_sizes resolve_total(resolved_sizes r, lon
 /// The one size resolver (see the file comment); no allocation, usable in constant
 /// expressions and device code.
 DEVMESH_HOST_DEVICE constexpr resolved_sizes resolve_sizes(const size_request& q) {
-  return resolve_total(resolve_given(q), q.total, q.fixed);
+  return resolve_total(resolve_given(q), q.total);
 }
 
 // The run-time messages of the mesh's own callers, built once (not per mesh type).

@@ -102,41 +102,45 @@ class collectives_of {
   static constexpr int dim = detail::select_dim<Layout, N>();
 
  public:
-  /// In place: buf becomes the reduction over dim N.
+  /// `mesh.all_reduce<"dp">(buf, dm::op::sum)`: in place, buf becomes the reduction over dim N.
   template <fixed_string N = "", class R>
   void all_reduce(R&& buf, op o, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>())
       all_reduce_on(dim<N>, std::ranges::data(buf), std::ranges::data(buf), std::ranges::size(buf),
                     std::ranges::size(buf), o, s);
   }
-  /// Out of place: recv becomes the reduction of every rank's send over dim N.
+  /// `mesh.all_reduce<"dp">(send, recv, dm::op::sum)`: recv becomes the reduction of every
+  /// rank's send over dim N (out of place).
   template <fixed_string N = "", class S, class R>
   void all_reduce(S&& send, R&& recv, op o, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
       all_reduce_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
                     std::ranges::size(recv), o, s);
   }
-  /// Reduction onto the rank with local rank `root` along dim N (in place on root).
+  /// `mesh.reduce<"dp">(buf, dm::op::sum, root)`: the reduction onto the rank with local rank
+  /// `root` along dim N (in place on root).
   template <fixed_string N = "", class R>
   void reduce(R&& buf, op o, int root, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>())
       reduce_on(dim<N>, std::ranges::data(buf), std::ranges::data(buf), std::ranges::size(buf), std::ranges::size(buf),
                 o, root, s);
   }
-  /// Out of place: recv on local rank `root` along dim N becomes the reduction of every
-  /// rank's send (recv is not written elsewhere).
+  /// `mesh.reduce<"dp">(send, recv, dm::op::sum, root)`: recv on local rank `root` along dim N
+  /// becomes the reduction of every rank's send (recv is not written elsewhere).
   template <fixed_string N = "", class S, class R>
   void reduce(S&& send, R&& recv, op o, int root, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
       reduce_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
                 std::ranges::size(recv), o, root, s);
   }
-  /// buf on local rank `root` along dim N, copied to every rank of its group.
+  /// `mesh.broadcast<"tp">(buf, root)`: buf on local rank `root` along dim N, copied to every
+  /// rank of its group.
   template <fixed_string N = "", class R>
   void broadcast(R&& buf, int root, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>()) broadcast_on(dim<N>, std::ranges::data(buf), std::ranges::size(buf), root, s);
   }
-  /// recv = the concatenation of every rank's send, in local-rank order along dim N.
+  /// `mesh.all_gather<"shard">(send, recv)`: recv becomes the concatenation of every rank's
+  /// send, in local-rank order along dim N.
   /// recv.size() must be send.size() * size<N>().
   template <fixed_string N = "", class S, class R>
   void all_gather(S&& send, R&& recv, stream_type s = {}) const {
@@ -144,7 +148,8 @@ class collectives_of {
       all_gather_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
                     std::ranges::size(recv), s);
   }
-  /// recv = block `local_rank<N>()` of the reduction of every rank's send.
+  /// `mesh.reduce_scatter<"shard">(send, recv, dm::op::avg)`: recv becomes block
+  /// `local_rank<N>()` of the reduction of every rank's send.
   /// send.size() must be recv.size() * size<N>().
   template <fixed_string N = "", class S, class R>
   void reduce_scatter(S&& send, R&& recv, op o, stream_type s = {}) const {
@@ -152,7 +157,8 @@ class collectives_of {
       reduce_scatter_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
                         std::ranges::size(recv), o, s);
   }
-  /// Block j of send goes to local rank j; block i of recv comes from local rank i.
+  /// `mesh.all_to_all<"ep">(send, recv)`: block j of send goes to local rank j along dim N;
+  /// block i of recv comes from local rank i.
   /// send.size() == recv.size(), divisible by size<N>().
   template <fixed_string N = "", class S, class R>
   void all_to_all(S&& send, R&& recv, stream_type s = {}) const {
@@ -160,19 +166,21 @@ class collectives_of {
       all_to_all_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
                     std::ranges::size(recv), s);
   }
-  /// Blocks until every rank of this rank's group along dim N has called it (NCCL: enqueued
-  /// on the stream).
+  /// `mesh.barrier<"dp">()`: blocks until every rank of this rank's group along dim N has
+  /// called it (NCCL: enqueued on the stream).
   template <fixed_string N = "">
   void barrier(stream_type s = {}) const {
     barrier_on(dim<N>, s);
   }
-  /// The neighbours along dim N at `displacement`, as MPI_Cart_shift: {source, dest} local
-  /// ranks (-1 past either end unless periodic). Throws on non-members.
+  /// `auto [src, dst] = mesh.shift_peers<"pp">(1)`: the neighbours along dim N at
+  /// `displacement`, as MPI_Cart_shift: {source, dest} local ranks (-1 past either end unless
+  /// periodic). Throws on non-members.
   template <fixed_string N = "">
   std::pair<int, int> shift_peers(int displacement = 1, bool periodic = false) const {
     return shift_peers_on(dim<N>, displacement, periodic);
   }
-  /// Sends `send` to the rank `displacement` ahead along dim N and receives `recv` from the
+  /// `mesh.shift<"pp">(send, recv)`: sends `send` to the rank `displacement` ahead along dim N
+  /// and receives `recv` from the
   /// rank as far behind (MPI_Cart_shift + sendrecv). At the ends of a non-periodic dim the
   /// missing side is skipped (recv left untouched). send.size() must equal recv.size().
   template <fixed_string N = "", class S, class R>
@@ -181,7 +189,8 @@ class collectives_of {
       shift_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
                std::ranges::size(recv), displacement, periodic, s);
   }
-  /// Pipeline helpers along dim N: send to local rank + 1 / receive from local rank - 1
+  /// `mesh.send_next<"pp">(activations)`: sends to local rank + 1 along dim N. Pipeline
+  /// helpers along dim N: send to local rank + 1 / receive from local rank - 1
   /// (no-ops at the ends unless periodic). Each matches the neighbour's opposite call, e.g.
   /// a forward step: recv_prev, compute, send_next.
   template <fixed_string N = "", class S>
@@ -194,7 +203,8 @@ class collectives_of {
                  0, -1, s);
     }
   }
-  /// Receives recv from local rank - 1 along dim N (the other half of send_next; a no-op on
+  /// `mesh.recv_prev<"pp">(activations)`: receives recv from local rank - 1 along dim N (the
+  /// other half of send_next; a no-op on
   /// local rank 0 unless periodic).
   template <fixed_string N = "", class R>
   void recv_prev(R&& recv, bool periodic = false, stream_type s = {}) const {

@@ -11,21 +11,18 @@
 #include <utility>
 #include <vector>
 
+#include "../core/layout.hpp"
 #include "backend.hpp"
 
 namespace devmesh::detail {
 
-/// A dim's group function: its coalesced layout, as a list of (shape, stride), most
-/// significant first.
-using group_key = std::vector<std::pair<int, int>>;
+/// A dim's group function: its coalesced layout itself (fixed size, ==, hashable).
+using group_key = coalesced_layout;
 
 /// The group key of dim d of m.
 template <class Layout>
 group_key group_key_of(const Layout& m, int d) {
-  const auto coalesced = m.dim_layout(d).coalesce();
-  group_key k;
-  for (int i = 0; i < coalesced.count; ++i) k.emplace_back(coalesced.shape[i], coalesced.stride[i]);
-  return k;
+  return m.dim_layout(d).coalesce();
 }
 
 /// One dim's communicator: one per (name, groups). Several entries hold the same

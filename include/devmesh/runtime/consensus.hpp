@@ -10,7 +10,6 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,6 +21,7 @@
 #include "deadline.hpp"
 #include "../core/diagnostics.hpp"
 #include "digest.hpp"
+#include "layout_view.hpp"
 #include "../core/print.hpp"
 
 namespace devmesh::detail {
@@ -92,11 +92,12 @@ void agree(const Comm& c, const std::string& local_error, std::string_view step,
   });
 }
 
-/// What the ranks compare: `payload` (the mesh as bytes: its names and layout values) and
-/// `details` (options and the like), both entirely digested. The text a message shows of
-/// the mesh, `summary()`, is made only on the mismatch path.
+/// What the ranks compare: `payload` (the mesh as bytes: its names and layout values, or a
+/// text) and `details` (options and the like), both entirely digested. What a message shows
+/// of it, summary(), is made only on the mismatch path: the mesh's repr, or the text.
 struct descriptor {
-  std::function<std::string()> summary;
+  layout_view mesh;  // the mesh compared, if any
+  std::string text;  // else what is compared
   std::string details;
   std::string payload;
   /// SHA-256 of payload + '\n' + details, once computed (seal()): computed ahead of the
@@ -104,9 +105,9 @@ struct descriptor {
   std::optional<digest> sealed{};
 
   /// A descriptor that is its own text (e.g. the nodes every rank found).
-  static descriptor of_text(std::string text) {
-    return {[text] { return text; }, {}, text};
-  }
+  static descriptor of_text(std::string text) { return {{}, text, {}, text}; }
+  /// The text messages show first: the mesh's repr, or the text.
+  std::string summary() const { return mesh.names.empty() ? text : to_string(mesh); }
   /// The digest the ranks compare.
   digest hash() const { return sealed ? *sealed : sha256(payload + '\n' + details); }
   /// Computes the digest now, so that the agreement does not.
@@ -127,7 +128,7 @@ struct descriptor {
 /// details.
 template <communicator Comm>
 [[noreturn]] void throw_mismatch(const Comm& c, const descriptor& mine, std::string_view step, const deadline& d) {
-  const auto summaries = gather_texts(c, mine.summary ? mine.summary() : std::string(), d);
+  const auto summaries = gather_texts(c, mine.summary(), d);
   const auto details = gather_texts(c, mine.details_text(), d);
   // Ranks grouped by (summary, details), groups in order of their first rank, the
   // smallest first: they are usually the odd ones out.

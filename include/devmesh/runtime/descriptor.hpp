@@ -23,12 +23,11 @@ inline void append_ints(std::string& out, const int* v, std::size_t n) {
   out.append(reinterpret_cast<const char*>(v), n * sizeof(int));
 }
 
-/// A mesh as bytes: its names and every dim's modes with the values resolved (the view),
-/// then the modes as its type writes them (static values, and slots for dynamic ones), so
-/// that two meshes of equal values but different types differ too.
+/// A mesh as bytes: its view (names, every dim's modes with the values resolved), then the
+/// modes as its type writes them (static values, and slots for dynamic ones), so that two
+/// meshes of equal values but different types differ too.
 template <class Layout>
-std::string layout_payload(const Layout& m) {
-  const layout_view v = view_of(m);
+std::string layout_payload(const layout_view& v) {
   std::string out;
   const int head[] = {v.root_size, v.ndim, v.dims()};
   append_ints(out, head, 3);
@@ -50,7 +49,9 @@ std::string layout_payload(const Layout& m) {
 /// `details` (the options, the step); its text only for messages.
 template <class Layout>
 descriptor layout_descriptor(const Layout& m, std::string details) {
-  return {[m] { return to_string(m); }, std::move(details), layout_payload(m)};
+  layout_view v = view_of(m);
+  std::string payload = layout_payload<Layout>(v);
+  return {std::move(v), {}, std::move(details), std::move(payload)};
 }
 
 /// What every rank must agree on besides the layout: the backend, the mode, the contract

@@ -14,7 +14,7 @@
 #pragma once
 #include <array>
 #include <cstddef>
-#include <functional>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <iosfwd>
@@ -120,8 +120,8 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
     if (!is_member()) return std::nullopt;
     return layout_.coordinate(state_->position);
   }
-  /// This rank's index along dim N (PyTorch get_local_rank("tp")); with no name, along the
-  /// only dim of a 1-D mesh. Throws on non-members.
+  /// `mesh.local_rank<"tp">()`: this rank's index along dim N (PyTorch get_local_rank("tp"));
+  /// with no name, along the only dim of a 1-D mesh. Throws on non-members.
   template <fixed_string N = "">
   int local_rank() const {
     return coordinate_on(dim<N>, "local_rank");
@@ -133,7 +133,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   // ---- sizes and names --------------------------------------------------------------------
   /// Number of ranks of the mesh (PyTorch size()).
   int size() const { return layout_.size(); }
-  /// Number of ranks along dim N (aliases too).
+  /// `mesh.size<"tp">()`: the number of ranks along dim N (aliases too).
   template <fixed_string N>
   int size() const {
     return layout_.dim_size(dim<N>);
@@ -153,8 +153,8 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   int dim_index(std::string_view name) const { return select(name, "dim_index"); }
 
   // ---- communicators ------------------------------------------------------------------------
-  /// The communicator of dim N (.rank(), .size(), .native()); with no name, of the only dim
-  /// of a 1-D mesh (PyTorch get_group()). Throws on non-members. In lazy mode the first call
+  /// `mesh.comm<"tp">()`: the communicator of dim N (.rank(), .size(), .native()); with no
+  /// name, of the only dim of a 1-D mesh (PyTorch get_group()). Throws on non-members. In lazy mode the first call
   /// for a dim creates it (collective over the mesh).
   template <fixed_string N = "">
   const Comm& comm() const {
@@ -175,22 +175,23 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   const options_type& options() const { return state_->options; }
 
   // ---- deriving meshes (share this mesh's communicators) -------------------------------
-  /// The submesh of dims Ns... (any order, aliases too). Never creates a communicator.
+  /// `mesh.slice<"dp", "tp">()`: the submesh of dims Ns... (any order, aliases too). Never
+  /// creates a communicator.
   template <fixed_string... Ns>
   auto slice() const {
     return derive(layout_.template slice<Ns...>(), nullptr);
   }
-  /// One dim as a 1-D device mesh: mesh["tp"_dim]. Never creates a communicator.
+  /// `mesh["tp"_dim]`: one dim as a 1-D device mesh. Never creates a communicator.
   template <class Tag>
     requires requires { typename Tag::devmesh_dim_name_tag; }
   auto operator[](Tag) const {
     return slice<Tag::value>();
   }
-  /// This mesh plus alias Alias flattening Ns... (or, with no Ns, the whole mesh as one dim
-  /// named Alias; with no Alias either, PyTorch's default name, the dims' names joined by
-  /// '_'). Creates the alias's communicator unless an equal one is cached. Eager mode:
-  /// collective over the world (every world rank calls it, members or not), which checks
-  /// that all ranks flatten alike; lazy mode: local.
+  /// `mesh.flatten<"dp_cp", "dp", "cp">()`: this mesh plus alias Alias flattening Ns... (or,
+  /// with no Ns, the whole mesh as one dim named Alias; with no Alias either, PyTorch's
+  /// default name, the dims' names joined by '_'). Creates the alias's communicator unless an
+  /// equal one is cached. Eager mode: collective over the world (every world rank calls it,
+  /// members or not), which checks that all ranks flatten alike; lazy mode: local.
   template <fixed_string Alias = detail::default_flatten_name<typename Layout::names_type, Layout::ndim>,
             fixed_string... Ns>
   auto flatten() const {
@@ -206,7 +207,8 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
     const std::string_view names[] = {Alias.view()};
     return derive(layout_.template flatten<Alias, Ns...>(), "flatten", names, &backend_options);
   }
-  /// Dim N split into New... (PyTorch _unflatten). Creates communicators only for new
+  /// `mesh.unflatten<"dp", dm::dim<"rep", 2>, dm::dim<"shard">>()`: dim N split into New...
+  /// (PyTorch _unflatten). Creates communicators only for new
   /// groups; collective as flatten.
   template <fixed_string N, dim_spec... New>
   auto unflatten() const {
@@ -262,17 +264,17 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   }
   /// The root mesh this mesh was derived from (PyTorch _get_root_mesh): the mesh of
   /// init_device_mesh or from_comms, over the same communicators (a handle, not a copy; a
-  /// root's root is itself). Root is its layout type, which C++ cannot recover from a derived
-  /// type: a Root that is not that type throws mesh_error naming the root. Local.
+  /// root's root is itself). Root is a mesh type of the root's names and layout (C++ cannot
+  /// recover the type from a derived one): the root's own type, or its static or dynamic
+  /// twin, converted as std::extents are. Another type, or a static size that differs,
+  /// throws mesh_error naming the root. Local.
   template <class Root>
   device_mesh<Root, Comm> root() const {
-    if (state_->root_tag != &detail::layout_tag<Root>) {
-      std::string dims;
-      for (int d = 0; d < Root::ndim; ++d) (dims += d ? ", " : "") += Root::name(d);
-      throw mesh_error("devmesh: root<M>() with M a mesh of dims (" + dims + ") on " + where(0) +
-                       ": the root of this mesh is " + state_->root_text + ", of another type");
-    }
-    return device_mesh<Root, Comm>(*static_cast<const Root*>(state_->root_layout.get()), state_);
+    std::string dims;
+    for (int d = 0; d < Root::ndim; ++d) (dims += d ? ", " : "") += Root::name(d);
+    const std::string what = "devmesh: root<M>() with M a mesh of dims (" + dims + ") on " + where(0) +
+                             ": the root of this mesh is ";
+    return device_mesh<Root, Comm>(detail::mesh_of_view<Root>(state_->root, what), state_);
   }
   /// Equal when both are views of one mesh: equal layouts (basic_mesh ==) over the same
   /// communicators (one init_device_mesh or from_comms, and what was derived from it), hence
@@ -285,7 +287,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   }
   /// A hash that agrees with ==: the layout's and the communicators' identity.
   std::size_t hash() const {
-    return detail::hash_mesh(layout_) ^ (std::hash<const void*>{}(state_.get()) * 0x9e3779b97f4a7c15ULL);
+    return detail::hash_mesh(layout_) ^ (reinterpret_cast<std::uintptr_t>(state_.get()) * 0x9e3779b97f4a7c15ULL);
   }
   /// device_mesh(<backend>, <the layout>, rank r), plus ", not a member" off the mesh and
   /// ", position p" under a rank map.
@@ -340,6 +342,19 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
                      ": no communicator for this dim (internal error: eager meshes create every dim's)");
   }
 };
+
+/// This rank's (sub)mesh as PyTorch prints its mesh tensor, in world ranks (ranks(), through
+/// the rank map), nested by dim: "[[0, 1, 2, 3], [4, 5, 6, 7]]". Throws on non-members.
+template <class Layout, class Comm>
+std::string rank_nested(const device_mesh<Layout, Comm>& m) {
+  return detail::draw_ranks(m.layout(), m.ranks(), [](const auto& b) { return detail::nested_text(b); });
+}
+/// This rank's (sub)mesh as a table of world ranks (the core's rank_grid, print.hpp): rows the
+/// next-to-last dim, columns the last; every line starts with `indent`. Throws on non-members.
+template <class Layout, class Comm>
+std::string rank_grid(const device_mesh<Layout, Comm>& m, std::string_view indent = {}) {
+  return detail::draw_ranks(m.layout(), m.ranks(), [indent](const auto& b) { return detail::grid_text(b, indent); });
+}
 
 /// mesh.comm<N>(): the communicator of dim N (no name: the only dim of a 1-D mesh), for
 /// generic code (no `.template`).

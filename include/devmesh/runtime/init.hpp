@@ -5,7 +5,6 @@
 //   auto mesh = dm::init_device_mesh<mesh3d>(world);   // collective over world
 #pragma once
 #include <exception>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,8 +24,8 @@ namespace devmesh {
 
 namespace detail {
 
-template <class Layout, class W, class C>
-device_mesh<Layout, C> init_impl(W&& world, const std::function<Layout()>& make, device_mesh_options<C> options) {
+template <class Layout, class W, class C, class Make>
+device_mesh<Layout, C> init_impl(W&& world, const Make& make, device_mesh_options<C> options) {
   constexpr std::string_view step = "init_device_mesh";
   local_checks<Layout> local;  // made while the control communicator is being created
   auto st = new_state<C>(std::forward<W>(world), std::move(options), step,

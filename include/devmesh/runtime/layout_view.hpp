@@ -9,6 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "../core/diagnostics.hpp"
+#include "../core/print.hpp"
+
 namespace devmesh::detail {
 
 /// The layout of a mesh, values resolved: the same modes, dims and names as its type says.
@@ -96,6 +99,31 @@ inline mode_set modes_of(const layout_view& v, const std::vector<int>& dims, boo
       s.stride.insert(s.stride.begin() + static_cast<std::ptrdiff_t>(at), st);
     }
   return s;
+}
+
+/// The view's repr, as to_string(mesh) prints the mesh it was made from (one printer: the
+/// core's layout_string).
+template <class = void>
+std::string to_string(const layout_view& v) {
+  std::vector<std::string_view> names(v.names.begin(), v.names.end());
+  return layout_string({names.data(), v.first.data(), v.shape.data(), v.stride.data(), v.ndim, v.dims()});
+}
+
+/// The mesh of type M that view v describes (the runtime keeps its root as a view): the same
+/// names and structure, its values checked against M's static ones as an explicit conversion
+/// checks them. Anything else throws mesh_error, `what` and the view's text first.
+template <class M>
+M mesh_of_view(const layout_view& v, const std::string& what) {
+  bool same = v.ndim == M::ndim && v.dims() == M::ndim_with_aliases;
+  for (int d = 0; same && d < v.dims(); ++d)
+    same = M::name(d) == v.names[static_cast<std::size_t>(d)] &&
+           M::layout.first[d + 1] == v.first[static_cast<std::size_t>(d) + 1];
+  if (!same) throw mesh_error(what + to_string(v) + ", of another type (other dims or modes)");
+  try {
+    return M(M::from_values(v.shape.data(), v.stride.data(), v.root_size));
+  } catch (const mesh_error& e) {
+    throw mesh_error(what + to_string(v) + ", and " + e.what());
+  }
 }
 
 }  // namespace devmesh::detail

@@ -15,14 +15,11 @@
 #include "backend.hpp"
 #include "comm_cache.hpp"
 #include "deadline.hpp"
+#include "layout_view.hpp"
 #include "options.hpp"
 #include "placement.hpp"
 
 namespace devmesh::detail {
-
-/// One address per layout type: what device_mesh::root<M>() compares (no RTTI needed).
-template <class Layout>
-inline constexpr char layout_tag = 0;
 
 /// The state shared by every handle derived from one init_device_mesh / from_comms call.
 template <communicator Comm>
@@ -32,11 +29,7 @@ struct mesh_state : placement {
   std::optional<Comm> control;    // private duplicate of the world: devmesh's own steps
   std::optional<Comm> lazy_root;  // lazy mode: the mesh's members, parent of lazy splits
   std::vector<int> node_of_rank;  // node of every world rank, when init discovered them
-  // The root's layout (init's or from_comms'), for device_mesh::root<M>(): its value, its
-  // type's tag and its description.
-  std::shared_ptr<const void> root_layout;
-  const void* root_tag = nullptr;
-  std::string root_text;
+  layout_view root;  // the root's layout (init's or from_comms'), for device_mesh::root<M>()
   device_mesh_options<Comm> options;
   std::chrono::milliseconds timeout = default_timeout;
   bool check_collectives = false;
@@ -54,9 +47,7 @@ struct mesh_state : placement {
   /// Keeps the root's layout (init, from_comms) for device_mesh::root<M>().
   template <class Layout>
   void keep_root(const Layout& l) {
-    root_layout = std::make_shared<const Layout>(l);
-    root_tag = &layout_tag<Layout>;
-    root_text = to_string(l);
+    root = view_of(l);
   }
 
   /// Aborts every communicator devmesh made for this root (dims, lazy parent, control).

@@ -4,7 +4,6 @@
 #pragma once
 #include <chrono>
 #include <concepts>
-#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
