@@ -10,6 +10,7 @@
 //    agrees), and by exactly the product of the non-sharding dims' sizes of them: the blocks
 //    of one replica tile the tensor;
 //  - local_sizes<dim> are the model's counts; is_even() is "every block the same shape".
+// Explicit orders and _StridedShards as written (placement::strided) are both generated.
 // DEVMESH_PROPERTY_SEED and DEVMESH_PROPERTY_CASES override the seed and case count.
 #include <doctest/doctest.h>
 
@@ -93,6 +94,7 @@ struct model_spec {
 // The model's split factor: DTensorSpec._convert_shard_order_to_StridedShard, with "mesh dim
 // index" read as the position in application order.
 long long model_split_factor(const model_mesh& m, const model_spec& s, int d) {
+  if (s.at[d].split_factor > 1) return s.at[d].split_factor;  // written as _StridedShard
   if (s.order_rank[d] < 0) return 1;
   const auto pos = [&](int e) { return std::find(m.apply.begin(), m.apply.end(), e) - m.apply.begin(); };
   long long f = 1;
@@ -160,7 +162,11 @@ model_spec random_spec(const model_mesh& m, const std::vector<std::vector<bool>>
     std::vector<int> sd;
     for (int d = 0; d < n; ++d)
       if (s.at[d].is_shard() && s.at[d].tensor_dim == t) sd.push_back(d);
-    if (sd.size() < 2 || pick(0, 1) == 0) continue;
+    if (sd.size() < 2 || pick(0, 1) == 0) {  // else, sometimes, PyTorch's split factors as written
+      for (int d : sd)
+        if (pick(0, 3) == 0) s.at[d] = dm::placement::strided(t, pick(2, 4));
+      continue;
+    }
     std::shuffle(sd.begin(), sd.end(), rng());
     for (int i = 0; i < static_cast<int>(sd.size()); ++i) s.order_rank[sd[i]] = i;
   }
@@ -230,14 +236,14 @@ void check_case(const Mesh& mesh, const model_mesh& m, const std::vector<std::ve
   const auto shape = random_shape<R>();
   const auto ext = dm::dextents<R>::from_array(shape);
   const int member = pick(0, m.root_size() - 1);
-  if (s.rule == dm::chunking::even) {  // even must divide: else every query throws
+  if (s.rule == dm::chunking::even) {  // even: the uneven blocks, all alike; else every query throws
     bool divides = true;
-    for (int t = 0; t < R; ++t) {
-      long long k = 1;
-      for (int d = 0; d < static_cast<int>(s.at.size()); ++d)
-        if (s.at[d].is_shard() && s.at[d].tensor_dim == t) k *= m.size(d);
-      divides = divides && shape[t] % k == 0;
-    }
+    for (int t = 0; t < R; ++t)
+      for (int p = 0; p < m.root_size(); ++p) {
+        long long padding = 0;
+        divides = divides && model_indices(m, s, p, t, shape[t], &padding).size() ==
+                                 model_indices(m, s, 0, t, shape[t], &padding).size();
+      }
     if (!divides) {
       CHECK_THROWS_AS((void)spec.local_shape(ext, member), dm::mesh_error);
       CHECK_THROWS_AS((void)spec.is_even(ext), dm::mesh_error);

@@ -93,6 +93,14 @@ static_assert(same_order{}.global_offset(e13, 5) == nested{}.global_offset(e13, 
 using order3 = dm::sharding<mesh3, dm::shard_order<0, "tp", "dp", "cp">>;
 static_assert(order3{}.split_factor(0) == 2 && order3{}.split_factor(1) == 2 && order3{}.split_factor(2) == 1);
 
+// A _StridedShard as written (a view op's, no shard order gives it): PyTorch's 8:8x8:_S(0,2).
+using view_strided = dm::sharding<mesh8, dm::on<"w", dm::strided_shard<0, 2>>>;
+static_assert(view_strided{}.local_shape(dm::extents<8, 8>{}, 1) == shape<2>{2, 8});
+static_assert(view_strided{}.global_index(dm::extents<8, 8>{}, 1, 0, 1) == 5);
+static_assert(view_strided{}.global_offset(dm::extents<8, 8>{}, 5) == shape<2>{8, 0});
+static_assert(view_strided{}.split_factor(0) == 2 && !view_strided{}.is_even(dm::extents<8, 8>{}));
+static_assert(view_strided{}.is_even(dm::extents<16, 8>{}));
+
 // ---- padded (FSDP flat parameters): ceil(13 / 8) = 2 per rank, the last ones padded ---------
 using padded =
     dm::sharding<mesh2d, dm::chunks<dm::chunking::padded>, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<0>>>;

@@ -88,6 +88,9 @@ class dynamic_sharding : public basic_sharding<Mesh, detail::stored_placements<M
   }
   dynamic_sharding& place(int d, placement p, std::string_view name) {
     if (d < 0 || d >= N) fail_unknown(name);
+    if (p.split_factor < 1)
+      detail::throw_mesh_error(detail::message() << "devmesh: sharding: the split factor " << static_cast<long long>(p.split_factor)
+                                                 << " on dim '" << name << "' is not >= 1");
     report(detail::add_placement(this->stored_table(), Mesh::layout, d, p, -1), name);
     return *this;
   }

@@ -164,16 +164,16 @@ class extents : private detail::extent_values<((E == dynamic_size) + ... + 0)> {
 
 namespace detail {
 template <int R, class Seq = std::make_index_sequence<R>>
-struct all_dynamic;
+struct dynamic_extents_of;
 template <int R, std::size_t... I>
-struct all_dynamic<R, std::index_sequence<I...>> {
+struct dynamic_extents_of<R, std::index_sequence<I...>> {
   using type = extents<(static_cast<void>(I), tensor_index{dynamic_size})...>;
 };
 }  // namespace detail
 
 /// R extents, all dynamic: dm::dextents<2>(13, 6).
 template <int R>
-using dextents = typename detail::all_dynamic<R>::type;
+using dextents = typename detail::dynamic_extents_of<R>::type;
 
 /// True for dm::extents<...>.
 template <class T>

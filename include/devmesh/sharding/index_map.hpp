@@ -45,6 +45,7 @@ template <int N>
 DEVMESH_HOST_DEVICE constexpr tensor_index split_factor_of(const placement_table<N>& t, const application_order<N>& o,
                                                            const int* sizes, int d) {
   tensor_index f = 1;
+  if (t.at[d].split_factor > 1) return t.at[d].split_factor;  // written as _StridedShard
   if (!t.at[d].is_shard() || t.order_rank[d] < 0) return f;
   for (int e = 0; e < N; ++e)
     if (t.at[e].is_shard() && t.at[e].tensor_dim == t.at[d].tensor_dim && t.order_rank[e] >= 0 &&

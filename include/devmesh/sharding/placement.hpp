@@ -50,16 +50,23 @@ enum class placement_kind : int { replicate, shard, partial };
 
 /// One mesh dim's placement as a value: what a planner reads per mesh dim and a parser
 /// builds. tensor_dim is the sharded tensor dim (shard only); op the pending reduction
-/// (partial only).
+/// (partial only); split_factor > 1 makes a shard PyTorch's _StridedShard as written (a view
+/// op's, say), where an explicit shard order (shard_order, dynamic_sharding::order) derives it.
 struct placement {
   placement_kind kind = placement_kind::replicate;
   int tensor_dim = -1;
   reduction op = reduction::sum;
+  std::int64_t split_factor = 1;
 
   /// Replicate().
   DEVMESH_HOST_DEVICE static constexpr placement replicated() { return {}; }
   /// Shard(d).
   DEVMESH_HOST_DEVICE static constexpr placement sharded(int d) { return {placement_kind::shard, d, reduction::sum}; }
+  /// _StridedShard(d, split_factor=f): tensor dim d cut into f pieces (torch.chunk), each piece
+  /// split along the mesh dim, the rank keeping its sub-chunk of every piece.
+  DEVMESH_HOST_DEVICE static constexpr placement strided(int d, std::int64_t f) {
+    return {placement_kind::shard, d, reduction::sum, f};
+  }
   /// Partial(op).
   DEVMESH_HOST_DEVICE static constexpr placement partial_of(reduction op) { return {placement_kind::partial, -1, op}; }
   /// True for Shard(d) (any d).
@@ -89,6 +96,13 @@ struct replicate {
 template <int D>
 struct shard {
   static constexpr placement value = placement::sharded(D);
+  using devmesh_placement_tag = void;
+};
+/// _StridedShard(D, split_factor=F) as a type (prefer shard_order, which derives F).
+template <int D, std::int64_t F>
+struct strided_shard {
+  static_assert(F >= 1, "devmesh: strided_shard<D, F>: the split factor F must be >= 1");
+  static constexpr placement value = placement::strided(D, F);
   using devmesh_placement_tag = void;
 };
 /// Partial(Op) as a type.

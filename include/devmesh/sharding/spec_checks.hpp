@@ -1,5 +1,5 @@
 // devmesh/sharding/spec_checks.hpp: the checks of a spec against a tensor, run by every query:
-// each sharded tensor dim exists, and chunking::even divides. Where the spec and the values
+// each sharded tensor dim exists, and chunking::even's blocks are all alike. Where the spec and the values
 // involved are static, a compile error naming the dims; else a mesh_error (a trap on device).
 #pragma once
 #include <utility>
@@ -9,6 +9,7 @@
 #include "../core/names.hpp"
 #include "diagnostics.hpp"
 #include "extents.hpp"
+#include "index_map.hpp"
 #include "table.hpp"
 
 namespace devmesh::detail {
@@ -51,14 +52,36 @@ constexpr bool static_divisibility(const placement_table<N>& t, int k) {
   return true;
 }
 
-/// The first tensor dim whose extent its shards do not divide, or -1 (skipping those whose
-/// answer is static when skip_static).
+/// True if every block of tensor dim k has the same length: each step cuts the list it gets
+/// into blocks of one length, for every coordinate (without a _StridedShard written as such,
+/// exactly when the extent is a multiple of the product of the sizes of the dims that shard it).
+/// O(sum of those sizes).
+template <int N>
+DEVMESH_HOST_DEVICE constexpr bool divides_evenly(const placement_table<N>& t, const application_order<N>& o,
+                                                  const int* sizes, int k, tensor_index extent) {
+  for (int i = 0; i < N; ++i) {
+    const int d = o.dims[i];
+    if (!t.at[d].is_shard() || t.at[d].tensor_dim != k) continue;
+    if (extent % sizes[d] != 0) return false;
+    const tensor_index f = split_factor_of(t, o, sizes, d);
+    for (int c = 0; c < sizes[d] && f > 1; ++c)
+      if (step_length(extent, {sizes[d], c, f}) != extent / sizes[d]) return false;
+    extent /= sizes[d];
+  }
+  return true;
+}
+
+/// The first tensor dim whose blocks are not all alike, or -1 (skipping those whose answer is
+/// static when skip_static).
 template <int N, class Mesh, class E>
 DEVMESH_HOST_DEVICE constexpr int first_uneven_dim(const placement_table<N>& t, const Mesh& m, const E& ext,
                                                    bool skip_static = false) {
+  constexpr auto order = order_of_dims(Mesh::layout);
+  int sizes[N > 0 ? N : 1]{};
+  for (int d = 0; d < N; ++d) sizes[d] = m.size(d);
   for (int k = 0; k < E::rank_value; ++k) {
     if (skip_static && static_divisibility<N, Mesh::layout, E>(t, k)) continue;
-    if (ext.extent(k) % shards_of(t, m, k) != 0) return k;
+    if (!divides_evenly(t, order, sizes, k, ext.extent(k))) return k;
   }
   return -1;
 }
@@ -141,8 +164,11 @@ struct spec_checks {
   }
   template <auto T, class E>
   static constexpr int first_static_uneven() {
+    int sizes[N > 0 ? N : 1]{};
+    for (int d = 0; d < N; ++d) sizes[d] = L.static_dim(d) ? L.static_dim_size(d) : 1;  // (only sharding dims are read)
     for (int k = 0; k < E::rank_value; ++k)
-      if (static_divisibility<N, L, E>(T, k) && E::static_extent(k) % static_shards<T>(k) != 0) return k;
+      if (static_divisibility<N, L, E>(T, k) && !divides_evenly(T, order_of_dims(L), sizes, k, E::static_extent(k)))
+        return k;
     return -1;
   }
   [[noreturn]] DEVMESH_HOST_DEVICE static void fail_tensor_dim(int d, int tensor_dim, int rank) {
