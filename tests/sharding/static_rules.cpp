@@ -128,6 +128,13 @@ using on_slice =
 static_assert(on_slice{}.global_offset(dm::extents<8>{}, 4) == shape<1>{2});  // (dp 1, tp 0): tp's chunk 0, dp's half 1
 static_assert(on_slice{}.owners(dm::extents<8>{}, {2}, 2)[0] == 6);           // in the submesh of position 2 (cp = 1)
 
+// an unflattened world: (8) -> (dp 2, tp 4) shards as the root (2, 4) mesh does.
+constexpr auto unflat = dm::mesh<dm::dim<"world", 8>>{}.unflatten<"world", dm::dim<"dp", 2>, dm::dim<"tp", 4>>();
+using on_unflat =
+    dm::sharding<std::remove_const_t<decltype(unflat)>, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<0>>>;
+static_assert(on_unflat{}.global_offset(e13, 5) == nested{}.global_offset(e13, 5));
+static_assert(on_unflat{}.local_shape(e13, 7) == nested{}.local_shape(e13, 7));
+
 // ---- per mesh dim: the counts of a v-collective along "tp" --------------------------------
 static_assert(nested{}.local_sizes<"tp">(e13, 4).count(3) == 0 && nested{}.local_sizes<"tp">(e13, 4).total() == 6);
 static_assert(nested{}.local_sizes<"tp">(e13, 0).displacement(3) == 6);
@@ -146,12 +153,14 @@ static_assert(dm::make_sharding<dm::on<"dp", dm::shard<0>>>(dyn2(2, 4)).local_sh
 enum class runtime_op { sum, prod, min, max, avg };
 static_assert(dm::to_op<runtime_op>(dm::reduction::avg) == runtime_op::avg &&
               dm::to_op<runtime_op>(dm::reduction::max) == runtime_op::max);
-static_assert(scalar_partial{}.placement_of(0).is_partial() && scalar_partial{}.placement_of(0).op == dm::reduction::max);
+static_assert(scalar_partial{}.placement_of(0).is_partial() &&
+              scalar_partial{}.placement_of(0).op == dm::reduction::max);
 }  // namespace
 
 #if defined(__CUDACC__)
 // The queries in a kernel (nvcc): every answer written to out[], checked on the host.
-__global__ void queries(idx* out) {
+using dynamic2d = dm::dynamic_sharding<dyn2>;
+__global__ void queries(idx* out, dynamic2d built_on_host) {
   out[0] = nested{}.local_shape(e13, 6)[0];
   out[1] = strided13{}.global_index(e13, 4, 0, 1);
   out[2] = padded{}.padding(e13, 7)[0];
@@ -160,18 +169,21 @@ __global__ void queries(idx* out) {
   out[4] =
       dm::make_sharding<dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<1>>>(dyn2(2, 4)).global_offset(ext, 7)[1];
   out[5] = nested{}.local_sizes<"tp">(e13, 4).total();
+  out[6] = built_on_host.global_index(dm::dextents<1>(13), 4, 0, 1);  // a run-time spec, passed by value
 }
 #include <cstdio>
 int main() {
   idx* out = nullptr;
-  if (cudaMallocManaged(&out, 6 * sizeof(idx)) != cudaSuccess) {
+  dynamic2d spec(dyn2(3, 2));
+  spec.order(0, {"tp", "dp"});
+  if (cudaMallocManaged(&out, 7 * sizeof(idx)) != cudaSuccess) {
     std::puts("no CUDA device: the kernel compiled; not run");
     return 0;
   }
-  queries<<<1, 1>>>(out);
+  queries<<<1, 1>>>(out, spec);
   if (cudaDeviceSynchronize() != cudaSuccess) return 1;
-  const idx expected[] = {2, 11, 2, 5, 6, 6};
-  for (int i = 0; i < 6; ++i)
+  const idx expected[] = {2, 11, 2, 5, 6, 6, 11};
+  for (int i = 0; i < 7; ++i)
     if (out[i] != expected[i])
       return std::printf("kernel answer %d: %lld, expected %lld\n", i, (long long)out[i], (long long)expected[i]), 1;
   std::puts("kernel answers match");

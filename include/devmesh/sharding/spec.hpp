@@ -58,6 +58,8 @@ struct mesh_holder<Mesh, true> {
 
 template <class Spec, class E, class Group>
 class local_sizes_view;
+template <class Mesh>
+class dynamic_sharding;
 
 /// A spec on Mesh whose placement table comes from Source (static_placements or
 /// stored_placements). Use dm::sharding<Mesh, clauses...> or dm::dynamic_sharding<Mesh>.
@@ -69,6 +71,9 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
   using checks = detail::spec_checks<Mesh, Source>;
   template <class, class>
   friend class basic_sharding;
+  // (a friend, not only a derived class: nvcc 13 refuses this->stored_table() in its members)
+  template <class>
+  friend class dynamic_sharding;
 
  public:
   using mesh_type = Mesh;
