@@ -15,3 +15,4 @@
 #include "sharding/spec.hpp"
 #include "sharding/local_sizes.hpp"
 #include "sharding/dynamic_spec.hpp"
+#include "sharding/text.hpp"

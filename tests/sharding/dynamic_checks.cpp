@@ -56,6 +56,15 @@ TEST_SUITE("sharding_dynamic") {
     t.order(0, {"tp"});
     CHECK(contains(message_of([&] { t.place("dp", dm::placement::sharded(0)); }), "'dp' and tensor dim 0"));
   }
+  TEST_CASE("Partial placements of different reductions, as PyTorch refuses them") {
+    dm::dynamic_sharding<mesh2d> s(mesh2d(2, 4));
+    s.place("dp", dm::placement::partial_of(dm::reduction::sum));
+    const auto what = message_of([&] { s.place("tp", dm::placement::partial_of(dm::reduction::max)); });
+    CHECK(contains(what, DEVMESH_MSG_PARTIALS_DIFFER));
+    CHECK(contains(what, "'tp' and 'dp'"));
+    s.place("tp", dm::placement::partial_of(dm::reduction::sum));  // the same reduction: fine
+    CHECK(s.placement_of(1).is_partial());
+  }
   TEST_CASE("a tensor dim out of range, at the first query") {
     dm::dynamic_sharding<mesh2d> s(mesh2d(2, 4));
     s.place("tp", dm::placement::sharded(2));

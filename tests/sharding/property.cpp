@@ -149,13 +149,14 @@ model_spec random_spec(const model_mesh& m, const std::vector<std::vector<bool>>
   model_spec s{std::vector<dm::placement>(n), std::vector<int>(n, -1), std::vector<bool>(n, false),
                static_cast<dm::chunking>(pick(0, 2))};
   std::vector<bool>& used = s.placed;
+  const auto op = static_cast<dm::reduction>(pick(0, 3));  // one reduction per spec: mixed ones are refused
   for (int d = 0; d < n; ++d) {
     bool free = pick(0, 3) != 0;
     for (int e = 0; e < n; ++e) free = free && !(used[e] && overlaps[d][e]);
     if (!free) continue;
     used[d] = true;
     const int kind = R == 0 ? pick(0, 1) * 2 : pick(0, 3);
-    if (kind == 2) s.at[d] = dm::placement::partial_of(static_cast<dm::reduction>(pick(0, 3)));
+    if (kind == 2) s.at[d] = dm::placement::partial_of(op);
     if (kind >= 1 && kind != 2) s.at[d] = dm::placement::sharded(pick(0, R - 1));
   }
   for (int t = 0; t < R; ++t) {  // an explicit order for some tensor dims sharded twice or more

@@ -103,6 +103,8 @@ struct clause_table {
       require<false, error::shard_order_repeats_dim<name_of<Names, i.dim>, tensor_dim_of<i.tensor_dim>, listed>>();
     } else if constexpr (i.kind == table_issue_kind::order_not_exclusive) {
       require<false, error::shard_order_not_exclusive<name_of<Names, i.dim>, tensor_dim_of<i.tensor_dim>>>();
+    } else if constexpr (i.kind == table_issue_kind::partials_differ) {
+      require<false, error::partial_reductions_differ<name_of<Names, i.dim>, name_of<Names, i.other>>>();
     }
     return i.ok();
   }

@@ -13,6 +13,8 @@
   "devmesh: sharding: a shard_order names a mesh dim twice (see error::shard_order_repeats_dim<dim, tensor_dim_of<d>, in_order<...>>)"
 #define DEVMESH_MSG_ORDER_NOT_EXCLUSIVE \
   "devmesh: sharding: a tensor dim with a shard_order is sharded by another clause too; list every mesh dim that shards it in its one shard_order (see error::shard_order_not_exclusive<dim, tensor_dim_of<d>>)"
+#define DEVMESH_MSG_PARTIALS_DIFFER \
+  "devmesh: sharding: Partial placements of different reductions (sum on one dim, max on another) have no one order of reduction; use one reduction for every Partial of a spec (see error::partial_reductions_differ<dim, other>)"
 #define DEVMESH_MSG_TENSOR_DIM_RANGE \
   "devmesh: sharding: a placement shards a tensor dim the tensor does not have (see error::tensor_dim_out_of_range<mesh dim, tensor_dim_of<d>, tensor_rank<r>>)"
 #define DEVMESH_MSG_NOT_DIVISIBLE \
@@ -50,6 +52,10 @@ struct shard_order_repeats_dim {
 template <class Name, class TensorDim>
 struct shard_order_not_exclusive {
   static constexpr void fire() { static_assert(always_false<Name>, DEVMESH_MSG_ORDER_NOT_EXCLUSIVE); }
+};
+template <class Name, class Other>
+struct partial_reductions_differ {
+  static constexpr void fire() { static_assert(always_false<Name>, DEVMESH_MSG_PARTIALS_DIFFER); }
 };
 template <class Name, class TensorDim, class Rank>
 struct tensor_dim_out_of_range {

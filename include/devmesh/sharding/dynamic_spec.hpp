@@ -111,6 +111,9 @@ class dynamic_sharding : public basic_sharding<Mesh, detail::stored_placements<M
       case kind::order_repeats:
         m << DEVMESH_MSG_ORDER_REPEATS ": '" << Names::views[i.dim] << "' in the order of tensor dim " << i.tensor_dim;
         break;
+      case kind::partials_differ:
+        m << DEVMESH_MSG_PARTIALS_DIFFER ": '" << Names::views[i.dim] << "' and '" << Names::views[i.other] << "'";
+        break;
       case kind::order_not_exclusive:
         m << DEVMESH_MSG_ORDER_NOT_EXCLUSIVE ": '" << Names::views[i.dim] << "' and tensor dim " << i.tensor_dim;
         break;

@@ -52,7 +52,7 @@ struct placement_table {
 namespace detail {
 
 /// What went wrong adding a placement: the kind, and the dims involved (mesh dim indices).
-enum class table_issue_kind : int { none, unknown_dim, placed_twice, order_repeats, order_not_exclusive };
+enum class table_issue_kind : int { none, unknown_dim, placed_twice, order_repeats, order_not_exclusive, partials_differ };
 struct table_issue {
   table_issue_kind kind = table_issue_kind::none;
   int dim = -1;    // the dim being placed
@@ -62,7 +62,8 @@ struct table_issue {
 };
 
 /// Places p on dim d (order_rank >= 0: as the order_rank-th dim of an explicit shard order),
-/// unless d is unknown (< 0) or already placed, or an alias of d or one of d's own dims is.
+/// unless d is unknown (< 0) or already placed, or an alias of d or one of d's own dims is, or
+/// p is a Partial of another reduction than a Partial already placed.
 template <int N, int D, int M>
 constexpr table_issue add_placement(placement_table<N>& t, const layout<D, M>& l, int d, devmesh::placement p,
                                     int order_rank) {
@@ -71,6 +72,11 @@ constexpr table_issue add_placement(placement_table<N>& t, const layout<D, M>& l
     if (t.placed[e] && (e == d || l.overlap(e, d))) return {table_issue_kind::placed_twice, d, e, -1};
   if (p.is_shard() && order_rank < 0 && t.ordered(p.tensor_dim))
     return {table_issue_kind::order_not_exclusive, d, -1, p.tensor_dim};
+  // Partial values of two reductions (sum on one dim, max on another) have no one reduction
+  // order that gives the tensor: PyTorch refuses them, and so does devmesh.
+  if (p.is_partial())
+    for (int e = 0; e < N; ++e)
+      if (t.at[e].is_partial() && t.at[e].op != p.op) return {table_issue_kind::partials_differ, d, e, -1};
   t.at[d] = p;
   t.placed[d] = true;
   t.order_rank[d] = order_rank;
