@@ -1,7 +1,7 @@
 // The sharding layer next to the runtime (devmesh.hpp with the MPI backend, both include
 // orders are the two TUs of this test): no name collides (the runtime has a free function
-// devmesh::reduce and a devmesh::detail::placement), and a Partial's reduction maps to the
-// runtime's operator at compile time.
+// devmesh::reduce; its rank placement is detail::rank_placement), and a Partial's reduction
+// maps to the runtime's operator at compile time.
 #ifdef DEVMESH_SHARDING_FIRST
 #include <devmesh/sharding.hpp>
 #include <devmesh/devmesh.hpp>
