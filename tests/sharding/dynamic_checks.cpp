@@ -6,6 +6,8 @@
 
 #include <devmesh/sharding.hpp>
 
+#include "messages.hpp"
+
 #include <array>
 #include <string>
 
@@ -15,15 +17,8 @@ namespace {
 using mesh2d = dm::mesh<dm::dim<"dp">, dm::dim<"tp">>;
 using static2d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"tp", 4>>;
 
-std::string message_of(auto&& f) {
-  try {
-    f();
-  } catch (const dm::mesh_error& e) {
-    return e.what();
-  }
-  return "(no mesh_error)";
-}
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using sharding_test::contains;
+using sharding_test::message_of;
 }  // namespace
 
 TEST_SUITE("sharding_dynamic") {
