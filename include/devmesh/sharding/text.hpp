@@ -172,8 +172,8 @@ dynamic_sharding<Mesh> parse_sharding(std::string_view spec, const Mesh& mesh) {
         if (Names::views[d] == entries[i].name) index[i] = d;
       if (index[i] < 0) {
         detail::message m;
-        m << DEVMESH_MSG_PLACEMENT_UNKNOWN_DIM ": '" << entries[i].name << "' in sharding spec "
-          << detail::quoted_spec(spec).c_str();
+        m << DEVMESH_MSG_PLACEMENT_UNKNOWN_DIM ": " << detail::quoted_spec(entries[i].name).c_str()
+          << " in sharding spec " << detail::quoted_spec(spec).c_str();  // quoted: any bytes, printable
         detail::throw_mesh_error(detail::list_dims<Names>(m, Mesh::ndim));
       }
     }
