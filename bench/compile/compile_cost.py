@@ -316,4 +316,5 @@ def main():
         side_by_side(a)
 
 
-main()
+if __name__ == "__main__":
+    main()

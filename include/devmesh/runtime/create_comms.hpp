@@ -23,7 +23,7 @@ namespace devmesh::detail {
 /// the mesh): positions mapped to world ranks when the parent numbers ranks as the world
 /// (the control communicator), positions as they are for lazy mode's members.
 template <class Layout>
-std::vector<int> group_ranks(const placement& at, const Layout& m, int d, numbering parent) {
+std::vector<int> group_ranks(const rank_placement& at, const Layout& m, int d, numbering parent) {
   std::vector<int> ranks;
   if (!at.is_member()) return ranks;
   const split_args sa = m.comm_split(at.position, d);

@@ -13,7 +13,7 @@
 #include "layout_view.hpp"
 #include "consensus.hpp"
 #include "options.hpp"
-#include "placement.hpp"
+#include "rank_placement.hpp"
 
 namespace devmesh::detail {
 

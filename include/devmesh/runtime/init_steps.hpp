@@ -19,7 +19,7 @@
 #include "descriptor.hpp"
 #include "mesh_state.hpp"
 #include "options.hpp"
-#include "placement.hpp"
+#include "rank_placement.hpp"
 
 namespace devmesh::detail {
 

@@ -16,13 +16,13 @@
 #include "deadline.hpp"
 #include "layout_view.hpp"
 #include "options.hpp"
-#include "placement.hpp"
+#include "rank_placement.hpp"
 
 namespace devmesh::detail {
 
 /// The state shared by every handle derived from one init_device_mesh / from_comms call.
 template <communicator Comm>
-struct mesh_state : placement {
+struct mesh_state : rank_placement {
   std::optional<Comm> owned_world;  // set when the mesh owns the world communicator
   const Comm* world = nullptr;
   std::optional<Comm> control;    // private duplicate of the world: devmesh's own steps

@@ -1,4 +1,4 @@
-// devmesh/runtime/placement.hpp: where the mesh's positions sit in the world. Every layout
+// devmesh/runtime/rank_placement.hpp: where the mesh's positions sit in the world. Every layout
 // query answers in positions, the root's rank space [0, root_size()); a rank map (PyTorch's
 // mesh tensor, flattened: options.rank_map, or node-major placement) says which world rank
 // holds each position. Row-major world order (position p is world rank p) stores no map.
@@ -72,7 +72,7 @@ template <class = void>
 
 /// This rank in the world and in the mesh: the world's size and this rank's world rank, the
 /// root's size, its rank map and this rank's position (-1 off the mesh).
-struct placement {
+struct rank_placement {
   int world_rank = 0;
   int world_size = 0;
   int root_size = 0;
