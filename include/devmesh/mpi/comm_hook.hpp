@@ -18,7 +18,9 @@ namespace devmesh::mpi {
 /// (as std::function would be). Calling an empty hook throws comm_error.
 class comm_hook {
  public:
+  /// Empty.
   comm_hook() noexcept = default;
+  /// Empty (on_create = nullptr).
   comm_hook(std::nullptr_t) noexcept {}  // NOLINT: implicit, as std::function's
   /// Holds a copy of f.
   template <class F, class D = std::decay_t<F>>
@@ -29,13 +31,17 @@ class comm_hook {
     fn_ = new D(std::forward<F>(f));
     ops_ = &ops_of<D>;
   }
+  /// A copy of o's callable (empty if o is).
   comm_hook(const comm_hook& o) : fn_(o.fn_ ? o.ops_->copy(o.fn_) : nullptr), ops_(o.ops_) {}
+  /// Takes o's callable; o becomes empty.
   comm_hook(comm_hook&& o) noexcept : fn_(std::exchange(o.fn_, nullptr)), ops_(std::exchange(o.ops_, nullptr)) {}
+  /// Holds o's callable (copy-and-swap: a lambda, nullptr, another hook).
   comm_hook& operator=(comm_hook o) noexcept {
     std::swap(fn_, o.fn_);
     std::swap(ops_, o.ops_);
     return *this;
   }
+  /// Destroys the callable.
   ~comm_hook() {
     if (fn_) ops_->destroy(fn_);
   }
