@@ -1,6 +1,7 @@
 // Every dim's communicator against the core layout, and every typed collective checked
 // numerically on every dim: plain, flattened (adjacent and transposed), sliced, unflattened,
 // and on 1-D meshes through the unnamed API. Run under mpirun with 1, 2, 4 and 8 ranks.
+#include <complex>
 #include <cstdint>
 #include <numeric>
 #include <span>
@@ -210,4 +211,28 @@ TEST_CASE("a dynamic dim inferred from the world (HSDP)") {
   const auto h = dm::init_device_mesh<hsdp>(world);
   check_collectives<"replicate">(h);
   check_collectives<"shard">(h);
+}
+
+// std::complex is recognised by its interface (mpi/datatype.hpp includes no <complex>): it
+// maps to MPI's complex types, sums as complex numbers, and op::avg divides it.
+struct two_floats {
+  float re, im;
+};
+static_assert(dm::mpi::has_datatype<std::complex<float>> && dm::mpi::has_datatype<const std::complex<double>>);
+static_assert(!dm::mpi::has_datatype<std::complex<long double>> && !dm::mpi::has_datatype<two_floats>);
+TEST_CASE("std::complex elements: MPI's complex types, sum and avg") {
+  CHECK(dm::mpi::datatype<std::complex<float>>() == MPI_CXX_FLOAT_COMPLEX);
+  CHECK(dm::mpi::datatype<std::complex<double>>() == MPI_CXX_DOUBLE_COMPLEX);
+  auto world = dm::mpi::world();
+  const int n = world.size();
+  const auto m = dm::init_device_mesh(world, dm::mesh<dm::dim<"dp">>(n));
+  const double r = m.rank();
+  std::vector<std::complex<double>> sum{{r, 1.0}, {1.0, -r}};
+  dm::all_reduce<"dp">(m, sum, dm::op::sum);
+  const double ranks = n * (n - 1) / 2.0;
+  CHECK_EQ(sum[0], std::complex<double>(ranks, n));
+  CHECK_EQ(sum[1], std::complex<double>(n, -ranks));
+  std::vector<std::complex<float>> avg{{2.0f * static_cast<float>(r), 4.0f}};
+  dm::all_reduce<"dp">(m, avg, dm::op::avg);
+  CHECK_EQ(avg[0], std::complex<float>(static_cast<float>(n - 1), 4.0f));
 }

@@ -2,7 +2,6 @@
 // number of ranks. Integers are exact: their sum is taken in 128 bits, so that it cannot
 // overflow, where NCCL's ncclAvg sums in the element type.
 #pragma once
-#include <complex>
 #include <cstddef>
 #include <type_traits>
 #include <vector>
@@ -10,6 +9,7 @@
 #include "native.hpp"
 
 #include "../core/diagnostics.hpp"
+#include "datatype.hpp"
 #include "error.hpp"
 #include "handle.hpp"
 
@@ -28,7 +28,8 @@ struct wide_sum_handles {
   MPI_Op op = MPI_OP_NULL;
 };
 /// Created on first use (after MPI_Init); MPI_Finalize frees them.
-inline const wide_sum_handles& wide_sum() {
+template <class = void>
+const wide_sum_handles& wide_sum() {
   static const wide_sum_handles h = [] {
     wide_sum_handles w;
     check(MPI_Type_contiguous(static_cast<int>(sizeof(wide_int)), MPI_BYTE, &w.type), "MPI_Type_contiguous");
@@ -78,8 +79,8 @@ void integer_avg(const comm_handle& h, reduction kind, const T* send, T* recv, s
 template <class T>
 void divide(T* buf, std::size_t n, int size) {
   using U = std::remove_cv_t<T>;
-  if constexpr ((std::is_arithmetic_v<U> && !std::is_same_v<U, bool>) || std::is_same_v<U, std::complex<float>> ||
-                std::is_same_v<U, std::complex<double>>) {
+  if constexpr ((std::is_arithmetic_v<U> && !std::is_same_v<U, bool>) || complex_of<U, float> ||
+                complex_of<U, double>) {  // std::complex<float>, std::complex<double>
     for (std::size_t i = 0; i < n; ++i) buf[i] = static_cast<U>(buf[i] / static_cast<U>(size));
   } else {
     (void)buf, (void)n, (void)size;

@@ -113,7 +113,8 @@ void all_to_all(const comm_handle& h, const T* send, T* recv, std::size_t count_
 }
 
 /// MPI_Barrier.
-inline void barrier(const comm_handle& h) {
+template <class = void>
+void barrier(const comm_handle& h) {
   const MPI_Comm comm = h.use("barrier");
   check(MPI_Barrier(comm), "MPI_Barrier");
 }

@@ -61,6 +61,7 @@ class communicator {
 
   /// Collective over this communicator: MPI_Comm_split. color == no_color gives an
   /// invalid communicator. The result owns its MPI_Comm and gets opts applied.
+  template <class = void>
   communicator split(int color, int key, const options_type& opts = {}) const {
     return communicator(detail::split(h_, color, key, opts));
   }
@@ -71,20 +72,24 @@ class communicator {
   /// where MPI_Comm_split gathers every rank's color and key over the whole parent. Every
   /// member must make the same sequence of these calls on this communicator (device_mesh
   /// does: they are SPMD steps): each gets the next tag, so calls never mix.
+  template <class = void>
   communicator split_group(std::span<const int> ranks, const options_type& opts = {}) const {
     return communicator(detail::split_group(h_, ranks, opts));
   }
 
   // ---- the control plane: non-blocking MPI calls polled until the deadline --------------
   /// Collective: n bytes from every rank, in rank order, into out.
+  template <class = void>
   void all_gather_bytes(const void* in, void* out, std::size_t n, const deadline& d = deadline::never()) const {
     detail::all_gather_bytes(h_, in, out, n, d);
   }
   /// Collective: element-wise maximum of n words over every rank, in place.
+  template <class = void>
   void all_reduce_max(std::uint64_t* words, std::size_t n, const deadline& d = deadline::never()) const {
     detail::all_reduce_max(h_, words, n, d);
   }
   /// Collective: MPI_Comm_idup, bounded. The copy owns its MPI_Comm and returns errors.
+  template <class = void>
   communicator duplicate(const deadline& d = deadline::never()) const {
     return duplicate(d, [] {});
   }
@@ -139,6 +144,7 @@ class communicator {
     detail::all_to_all(h_, send, recv, count_per_rank);
   }
   /// MPI_Barrier.
+  template <class = void>
   void barrier(stream_type = {}) const { detail::barrier(h_); }
   /// MPI_Sendrecv; dest/source -1: no send/receive on that side (MPI_PROC_NULL).
   template <class T>

@@ -22,7 +22,8 @@ namespace devmesh::mpi::detail {
 
 /// Buffers and requests of control steps that timed out: MPI may still write into them, so
 /// they stay alive (and reachable) until the process ends.
-inline void park(std::unique_ptr<unsigned char[]> buf, MPI_Request req) {
+template <class = void>
+void park(std::unique_ptr<unsigned char[]> buf, MPI_Request req) {
   static std::mutex m;
   static std::vector<std::pair<std::unique_ptr<unsigned char[]>, MPI_Request>> parked;
   std::lock_guard lock(m);
@@ -56,7 +57,8 @@ void bounded(const comm_handle& h, const char* call, const deadline& d, std::uni
 }
 
 /// n bytes from every rank of h, in rank order, into out (MPI_Iallgather, bounded).
-inline void all_gather_bytes(const comm_handle& h, const void* in, void* out, std::size_t n, const deadline& d) {
+template <class = void>
+void all_gather_bytes(const comm_handle& h, const void* in, void* out, std::size_t n, const deadline& d) {
   const MPI_Comm comm = h.use("all_gather_bytes");
   const int c = int_count("all_gather_bytes", n);
   const std::size_t total = n * static_cast<std::size_t>(h.size());
@@ -68,7 +70,8 @@ inline void all_gather_bytes(const comm_handle& h, const void* in, void* out, st
 }
 
 /// Element-wise maximum of n words over every rank of h, in place (MPI_Iallreduce, bounded).
-inline void all_reduce_max(const comm_handle& h, std::uint64_t* words, std::size_t n, const deadline& d) {
+template <class = void>
+void all_reduce_max(const comm_handle& h, std::uint64_t* words, std::size_t n, const deadline& d) {
   const MPI_Comm comm = h.use("all_reduce_max");
   const int c = int_count("all_reduce_max", n);
   auto buf = std::make_unique<unsigned char[]>(n * sizeof(std::uint64_t));

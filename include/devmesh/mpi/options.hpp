@@ -1,13 +1,13 @@
 // devmesh/mpi/options.hpp: creation options of one MPI communicator (device_mesh_options::
 // per_dim["tp"], ...) and how a new communicator gets them.
 #pragma once
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "native.hpp"
 
+#include "comm_hook.hpp"
 #include "error.hpp"
 
 namespace devmesh::mpi {
@@ -19,8 +19,9 @@ struct comm_options {
   /// MPI_Info hints (key, value), applied with MPI_Comm_set_info after the split, e.g.
   /// {"mpi_assert_no_any_tag", "true"}. Unknown keys are ignored by MPI, as the standard says.
   std::vector<std::pair<std::string, std::string>> hints;
-  /// Called with every new communicator, after hints and name (e.g. to attach attributes).
-  std::function<void(MPI_Comm)> on_create;
+  /// Called with every new communicator, after hints and name (e.g. to attach attributes):
+  /// any callable of void(MPI_Comm), copied (comm_hook.hpp; it was a std::function).
+  comm_hook on_create;
 
   /// What enters the mesh-wide consistency fingerprint (the name is per dim, not here).
   std::string describe() const {
@@ -35,7 +36,8 @@ namespace detail {
 
 /// Applies o to the new communicator c: the hints (MPI_Comm_set_info), the name, then
 /// o.on_create(c).
-inline void apply(MPI_Comm c, const comm_options& o) {
+template <class = void>
+void apply(MPI_Comm c, const comm_options& o) {
   if (!o.hints.empty()) {
     MPI_Info info = MPI_INFO_NULL;
     check(MPI_Info_create(&info), "MPI_Info_create");

@@ -15,14 +15,16 @@ namespace devmesh::mpi::detail {
 
 /// The communicator MPI just made (MPI_COMM_NULL: none, an invalid handle), owned, with
 /// opts applied.
-inline comm_handle adopt_new(MPI_Comm made, const comm_options& opts) {
+template <class = void>
+comm_handle adopt_new(MPI_Comm made, const comm_options& opts) {
   comm_handle c = comm_handle::adopt(made);
   if (made != MPI_COMM_NULL) apply(made, opts);
   return c;
 }
 
 /// MPI_Comm_split of h, collective over h; color == no_color gives an invalid handle.
-inline comm_handle split(const comm_handle& h, int color, int key, const comm_options& opts) {
+template <class = void>
+comm_handle split(const comm_handle& h, int color, int key, const comm_options& opts) {
   const MPI_Comm comm = h.use("split");
   MPI_Comm out = MPI_COMM_NULL;
   check(MPI_Comm_split(comm, color == no_color ? MPI_UNDEFINED : color, key, &out), "MPI_Comm_split");
@@ -32,7 +34,8 @@ inline comm_handle split(const comm_handle& h, int color, int key, const comm_op
 /// MPI_Comm_create_group of the ranks of h in `ranks` (in the new communicator's order),
 /// collective over those ranks only; empty: no group, an invalid handle, and no call. Each
 /// call on h gets the next tag (MPI_TAG_UB is at least 32767), so that calls never mix.
-inline comm_handle split_group(const comm_handle& h, std::span<const int> ranks, const comm_options& opts) {
+template <class = void>
+comm_handle split_group(const comm_handle& h, std::span<const int> ranks, const comm_options& opts) {
   const MPI_Comm comm = h.use("split_group");
   if (ranks.empty()) return comm_handle();
   const int n = int_count("split_group", ranks.size());

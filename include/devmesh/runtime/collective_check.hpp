@@ -60,7 +60,8 @@ call_signature signature(call what, std::size_t n_send, std::size_t n_recv, long
 }
 
 /// "count: rank 1 has 4, ranks 0,2-3 have 8"
-inline std::string field_difference(const char* field, const std::vector<std::string>& values) {
+template <class = void>
+std::string field_difference(const char* field, const std::vector<std::string>& values) {
   std::vector<std::pair<std::string, std::vector<int>>> groups;
   for (std::size_t r = 0; r < values.size(); ++r) {
     auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.first == values[r]; });

@@ -10,8 +10,9 @@
 // device_mesh); the free functions call them. A collective costs what the backend's call
 // costs plus a load and a branch (bench/dispatch.cpp measures it).
 #pragma once
+#include <concepts>
 #include <cstddef>
-#include <ranges>
+#include <iterator>  // std::ranges::begin/end/data/size, the iterator concepts: no <ranges> needed
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -57,15 +58,30 @@ struct element_types_differ {
 
 namespace detail {
 
+/// R's iterator and element reference (std::ranges::iterator_t and range_reference_t, from
+/// <iterator> alone).
+template <class R>
+using buffer_iterator_t = decltype(std::ranges::begin(std::declval<R&>()));
+template <class R>
+using buffer_reference_t = std::iter_reference_t<buffer_iterator_t<R>>;
+
+/// std::ranges::contiguous_range<R>, spelled with <iterator>'s concepts: <ranges> costs every
+/// TU that includes the runtime its views.
+template <class R>
+concept contiguous_buffer = requires(R& r) {
+  std::ranges::end(r);
+  { std::ranges::data(r) } -> std::same_as<std::add_pointer_t<buffer_reference_t<R>>>;
+} && std::contiguous_iterator<buffer_iterator_t<R>>;
+
 /// The element type of a buffer (const dropped).
 template <class R>
-using element_t = std::remove_cv_t<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
+using element_t = std::remove_cv_t<std::remove_reference_t<buffer_reference_t<R>>>;
 
 /// R is a buffer a collective reads: a contiguous range.
 template <class R>
 constexpr bool check_send_buffer() {
-  require<std::ranges::contiguous_range<R>, error::buffer_not_contiguous<std::remove_cvref_t<R>>>();
-  return std::ranges::contiguous_range<R>;
+  require<contiguous_buffer<R>, error::buffer_not_contiguous<std::remove_cvref_t<R>>>();
+  return contiguous_buffer<R>;
 }
 /// R is a buffer a collective writes: a contiguous range of non-const elements.
 template <class R>
@@ -73,7 +89,7 @@ constexpr bool check_recv_buffer() {
   if constexpr (!check_send_buffer<R>()) {
     return false;
   } else {
-    constexpr bool writable = !std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
+    constexpr bool writable = !std::is_const_v<std::remove_reference_t<buffer_reference_t<R>>>;
     require<writable, error::buffer_not_writable<std::remove_reference_t<R>>>();
     return writable;
   }

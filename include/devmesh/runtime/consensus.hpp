@@ -26,7 +26,8 @@
 
 namespace devmesh::detail {
 
-inline std::string ranks_phrase(const std::vector<int>& ranks) {
+template <class = void>
+std::string ranks_phrase(const std::vector<int>& ranks) {
   return (ranks.size() == 1 ? "rank " : "ranks ") + rank_ranges(ranks);
 }
 
@@ -44,7 +45,8 @@ decltype(auto) bounded_step(std::string_view step, const deadline& d, F&& f) {
 
 /// A fixed-size text slot for gathering per-rank messages on the failure path.
 inline constexpr std::size_t slot_bytes = 512;
-inline std::array<char, slot_bytes> to_slot(std::string_view s) {
+template <class = void>
+std::array<char, slot_bytes> to_slot(std::string_view s) {
   std::array<char, slot_bytes> a{};
   if (!s.empty()) std::memcpy(a.data(), s.data(), std::min(s.size(), slot_bytes - 1));
   return a;
@@ -105,15 +107,20 @@ struct descriptor {
   std::optional<digest> sealed{};
 
   /// A descriptor that is its own text (e.g. the nodes every rank found).
+  template <class = void>
   static descriptor of_text(std::string text) { return {{}, text, {}, text}; }
   /// The text messages show first: the mesh's repr, or the text.
+  template <class = void>
   std::string summary() const { return mesh.names.empty() ? text : to_string(mesh); }
   /// The digest the ranks compare.
+  template <class = void>
   digest hash() const { return sealed ? *sealed : sha256(payload + '\n' + details); }
   /// Computes the digest now, so that the agreement does not.
+  template <class = void>
   void seal() { sealed = sha256(payload + '\n' + details); }
   /// The details for messages, with a short fingerprint of the payload (two meshes can
   /// print alike and still differ, e.g. in which sizes are static).
+  template <class = void>
   std::string details_text() const {
     static constexpr char hex[] = "0123456789abcdef";
     const std::uint64_t word = sha256(payload)[0];
@@ -156,12 +163,14 @@ template <communicator Comm>
 /// The 8 words a descriptor check all-reduces: its SHA-256 digest, then each word's
 /// complement (the maximum of a complement is the complement of the minimum).
 inline constexpr std::size_t digest_words = 8;
-inline void put_digest(std::uint64_t* w, const descriptor& mine) {
+template <class = void>
+void put_digest(std::uint64_t* w, const descriptor& mine) {
   const digest h = mine.hash();
   for (int i = 0; i < 4; ++i) w[i] = h[i], w[4 + i] = ~h[i];
 }
 /// After the all-reduce: true when every rank's digest was the same (maximum == minimum).
-inline bool same_digest(const std::uint64_t* w) {
+template <class = void>
+bool same_digest(const std::uint64_t* w) {
   bool same = true;
   for (int i = 0; i < 4; ++i) same = same && w[i] == ~w[4 + i];
   return same;

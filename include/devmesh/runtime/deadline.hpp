@@ -8,12 +8,16 @@
 // (DEVMESH_TIMEOUT=<seconds>), else 600 s: generous, because a slow, oversubscribed or
 // loaded machine is not a hang.
 #pragma once
-#include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <string>
-#include <thread>
+#include <thread>  // sleep_for, and (libstdc++) the clocks and durations: see below
+// std::chrono's durations and steady_clock, which the options and deadlines use. libstdc++'s
+// <thread> defines them (its inline sleep_for needs them) without C++20 <chrono>'s calendar,
+// time zones and stream output, which include <sstream>: +0.4 G instructions of g++ in every
+// TU that includes the runtime (docs/benchmarks.md). Elsewhere <chrono> itself.
+#if !defined(__GLIBCXX__)
+#include <chrono>
+#endif
 
 #include "../core/diagnostics.hpp"
 
@@ -60,10 +64,13 @@ inline std::chrono::milliseconds timeout_from_env(std::chrono::milliseconds fall
   if (!v || !*v) return fallback;
   char* end = nullptr;
   const double s = std::strtod(v, &end);
-  if (end == v || *end != '\0' || !std::isfinite(s) || s <= 0 || s > 1e9)
+  if (end == v || *end != '\0' || !(s > 0 && s <= 1e9))  // also refuses NaN and infinities
     throw mesh_error(std::string("devmesh: DEVMESH_TIMEOUT='") + v +
                      "' is not a number of seconds > 0 (e.g. DEVMESH_TIMEOUT=600)");
-  return std::chrono::milliseconds(static_cast<long long>(std::ceil(s * 1000.0)));
+  // Rounded up to whole milliseconds (no <cmath>: 0.4 G instructions of g++ per TU for one ceil).
+  const double ms = s * 1000.0;
+  const auto whole = static_cast<long long>(ms);
+  return std::chrono::milliseconds(whole + (static_cast<double>(whole) < ms ? 1 : 0));
 }
 
 /// True when DEVMESH_CHECK_COLLECTIVES is set to anything but "", "0", "false" or "off".
@@ -90,7 +97,7 @@ bool poll_until(const deadline& d, Done done) {
     if (done()) return true;
     if (d.passed()) return done();
     std::this_thread::sleep_for(nap);
-    nap = std::min(nap * 2, std::chrono::microseconds(500));
+    nap = nap * 2 < std::chrono::microseconds(500) ? nap * 2 : std::chrono::microseconds(500);
   }
 }
 

@@ -85,7 +85,8 @@ struct mode_set {
 /// The modes of dims `dims` of v, each distinct digit group once (size-1 modes have no
 /// digits), most significant first when `sorted` (a block's positions then come in
 /// ascending order), else in the dims' order (a dim's group order).
-inline mode_set modes_of(const layout_view& v, const std::vector<int>& dims, bool sorted) {
+template <class = void>
+mode_set modes_of(const layout_view& v, const std::vector<int>& dims, bool sorted) {
   mode_set s;
   for (int d : dims)
     for (int m = v.first[static_cast<std::size_t>(d)]; m < v.first[static_cast<std::size_t>(d) + 1]; ++m) {

@@ -2,7 +2,6 @@
 // or from_comms call shares: the world and the private control communicator, where this
 // rank sits (placement), the options, the root's layout and the communicator cache.
 #pragma once
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <span>

@@ -2,7 +2,6 @@
 // communicators and the runtime contract's knobs; the optional hooks a backend's options may
 // have (describe(), a name).
 #pragma once
-#include <chrono>
 #include <concepts>
 #include <map>
 #include <string>

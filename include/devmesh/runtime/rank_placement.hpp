@@ -37,7 +37,8 @@ inline bool is_identity_map(const std::vector<int>& map) {
 
 /// A rank map as text for messages and the consistency check: runs of consecutive ranks
 /// ("4-7", "0,2,4,6,1,3,5,7"); past 200 characters cut, with the digest of the whole.
-[[gnu::cold, gnu::noinline]] inline std::string rank_map_string(const std::vector<int>& map) {
+template <class = void>
+[[gnu::cold, gnu::noinline]] std::string rank_map_string(const std::vector<int>& map) {
   if (map.empty()) return "row-major";
   const std::string all = rank_ranges(map);
   if (all.size() <= 200) return all;
@@ -47,7 +48,8 @@ inline bool is_identity_map(const std::vector<int>& map) {
 
 /// "" if `map` is a valid rank map of a mesh with n positions in a world of `world` ranks,
 /// else why not.
-[[gnu::cold, gnu::noinline]] inline std::string rank_map_error(const std::vector<int>& map, int n, int world) {
+template <class = void>
+[[gnu::cold, gnu::noinline]] std::string rank_map_error(const std::vector<int>& map, int n, int world) {
   if (map.empty()) return {};
   const std::string here = "devmesh: rank map: ";
   if (static_cast<int>(map.size()) != n)
@@ -101,6 +103,7 @@ struct rank_placement {
   }
   /// Which world ranks the mesh holds, for messages: "it spans world ranks [0, 4) of 8" or
   /// "its rank map holds world ranks 4-7 of 8".
+  template <class = void>
   std::string members_phrase() const {
     if (rank_map.empty())
       return "it spans world ranks [0, " + std::to_string(root_size) + ") of " + std::to_string(world_size);

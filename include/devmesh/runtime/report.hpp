@@ -14,7 +14,6 @@
 // (it hangs elsewhere, or died) cannot hold the others: past the deadline each waiting rank
 // prints its own outcome and says the others did not report.
 #pragma once
-#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <string>

@@ -34,12 +34,12 @@
 #include <cstring>
 #include <initializer_list>
 #include <iosfwd>
+#include <iterator>
 #include <map>
-#include <numeric>
-#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../core/basic_mesh.hpp"
@@ -136,7 +136,7 @@ template <class = void>
   std::vector<int> world(ranks.begin(), ranks.end());
   if (ranks.empty()) {
     world.resize(node_of_rank.size());
-    std::iota(world.begin(), world.end(), 0);
+    for (std::size_t w = 0; w < world.size(); ++w) world[w] = static_cast<int>(w);
   }
   std::sort(world.begin(), world.end());
   std::vector<int> ids(node_of_rank.begin(), node_of_rank.end());
@@ -335,8 +335,10 @@ template <class = void>
 /// A range of dim names given at run time: `std::vector<std::string>`,
 /// `std::span<const std::string_view>`, ... (a braced list `{"tp", "cp"}` has overloads of its own).
 template <class R>
-concept dim_name_range =
-    std::ranges::input_range<R> && std::convertible_to<std::ranges::range_reference_t<R>, std::string_view>;
+concept dim_name_range = requires(R& r) { std::ranges::end(r); } &&  // std::ranges::input_range, from <iterator>
+                         std::input_iterator<decltype(std::ranges::begin(std::declval<R&>()))> &&
+                         std::convertible_to<std::iter_reference_t<decltype(std::ranges::begin(std::declval<R&>()))>,
+                                             std::string_view>;
 
 /// Where the groups of every dim of m (aliases included) lie on the nodes. node_of_rank[w]
 /// is the node of world rank w (any ints); rank_map[p] the world rank at position p of the
