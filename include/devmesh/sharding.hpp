@@ -15,4 +15,7 @@
 #include "sharding/spec.hpp"
 #include "sharding/local_sizes.hpp"
 #include "sharding/dynamic_spec.hpp"
+#include "sharding/plan.hpp"
+#include "sharding/plan_cost.hpp"
+#include "sharding/plan_text.hpp"
 #include "sharding/text.hpp"

@@ -19,6 +19,10 @@
 namespace devmesh {
 
 namespace detail {
+/// The key to dynamic_sharding's unchecked constructor from a table.
+struct planner_key {
+  explicit constexpr planner_key() = default;
+};
 /// The mesh's dims and aliases as text, for messages: "(dims: dp, tp; aliases: dp_tp)".
 template <class Names>
 message& list_dims(message& m, int nprimary) {
@@ -45,6 +49,11 @@ class dynamic_sharding : public basic_sharding<Mesh, detail::stored_placements<M
   /// The same spec as a static one (same mesh, placements, orders and rule).
   template <class Source>
   constexpr dynamic_sharding(const basic_sharding<Mesh, Source>& s) : base(s.mesh(), s.table()) {}  // NOLINT: implicit
+
+  /// The spec of a table a planner built (plan.hpp: a step's before and after), unchecked:
+  /// only devmesh's own code holds the key.
+  constexpr dynamic_sharding(const Mesh& m, const placement_table<N>& t, detail::planner_key)
+      : base(m, t) {}
 
   /// Places p on the named dim (a dim or an alias of the mesh). Throws mesh_error if the mesh
   /// has no such dim, if the dim (or an alias of it, or one of its own dims) has a placement

@@ -82,7 +82,41 @@ struct dim_map {
   }
   /// PyTorch's global offset: the first held index, or the extent when none is held.
   DEVMESH_HOST_DEVICE constexpr tensor_index offset() const { return length() == 0 ? extent : global_index(0); }
+  /// True if global index g is held. O(steps).
+  DEVMESH_HOST_DEVICE constexpr bool contains(tensor_index g) const {
+    if (g < 0 || g >= extent) return false;
+    if (padded) return g >= block * block_size && g - block * block_size < length();
+    for (int k = 0; k < count; ++k) {
+      const located at = step_locate(lengths[k], steps[k].n, steps[k].split_factor, g);
+      if (at.c != steps[k].c) return false;
+      g = at.at;
+    }
+    return true;
+  }
+  /// True if the held indices are one interval, [offset(), offset() + length()): every step
+  /// a plain Shard (no split factor).
+  DEVMESH_HOST_DEVICE constexpr bool contiguous() const {
+    for (int k = 0; k < count && !padded; ++k)
+      if (steps[k].split_factor != 1) return false;
+    return true;
+  }
 };
+
+/// Number of global indices both maps hold: O(1) for two intervals, else O(the shorter one's
+/// length x steps).
+template <int N>
+DEVMESH_HOST_DEVICE constexpr tensor_index overlap(const dim_map<N>& a, const dim_map<N>& b) {
+  if (a.contiguous() && b.contiguous()) {
+    const tensor_index lo = a.offset() > b.offset() ? a.offset() : b.offset();
+    const tensor_index hi = min_index(a.offset() + a.length(), b.offset() + b.length());
+    return hi > lo ? hi - lo : 0;
+  }
+  const dim_map<N>& shorter = a.length() <= b.length() ? a : b;
+  const dim_map<N>& other = a.length() <= b.length() ? b : a;
+  tensor_index n = 0;
+  for (tensor_index i = 0; i < shorter.length(); ++i) n += other.contains(shorter.global_index(i));
+  return n;
+}
 
 /// The map of tensor dim `tensor_dim` (extent `extent`) for a position whose coordinate along
 /// dim e is coords[e]; sizes[e] is dim e's size.

@@ -168,6 +168,15 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
     return m.global_index(i);
   }
 
+  /// The global indices `position` holds along tensor dim t, as a function: length(),
+  /// global_index(i), contains(g), contiguous() (index_map.hpp). What a planner intersects.
+  template <class E>
+  DEVMESH_HOST_DEVICE constexpr detail::dim_map<N> held(const E& ext, int position, int t) const {
+    checks::check_tensor_dims(table(), ext);
+    if (t < 0 || t >= E::rank_value) detail::fail_sharding("held: tensor dim", t, E::rank_value);
+    return map_of(ext, position, t);
+  }
+
   // ---- per element -----------------------------------------------------------------------
   /// The positions that hold global element g (one index per tensor dim): the group of the
   /// dims that do not shard (replicated and partial ones) at the coordinates that own g, in

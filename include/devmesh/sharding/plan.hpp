@@ -1,0 +1,372 @@
+// devmesh/sharding/plan.hpp: how to move a tensor from one spec to another on the same mesh
+// (DTensor's redistribute), planned from the two placement tables alone: at most five steps,
+// each one collective over the flattened group of one or several mesh dims, or a local step.
+// constexpr and without heap: a pair of static specs has its plan at compile time.
+//
+//   constexpr auto plan = dm::plan_redistribute(from, to);   // plan.count, plan[i].kind, ...
+//
+// The steps, in order, each only where needed (PyTorch 2.15's _gen_transform_infos takes one
+// step per mesh dim instead, un-sharding from the last dim and re-sharding after):
+//  1. slice          R -> S(t) on dims that are not reduced, where the slice keeps everything
+//                    the target holds: less to reduce next
+//  2. reduce_scatter over the Partial dims whose target is S(t): each rank keeps its part
+//  3. all_reduce     over the other Partial dims that do not stay Partial: one collective over
+//                    their flattened group (PyTorch: one per dim)
+//  4. exchange       over the Shard dims whose blocks change: all_gather where the target is
+//                    the gathered block, else all_to_all, each rank receiving exactly the
+//                    part of its target block it does not hold (PyTorch: all_gather + slice)
+//  5. local          no communication: a slice (R -> S), or a Partial target (S -> P(sum)
+//                    keeps its block among zeros; R -> P(sum) keeps the value on the rank at
+//                    coordinate 0; P(avg|min|max) keep it everywhere)
+// Plans cover uneven and even specs on the mesh's own dims; a spec with chunking::padded or a
+// placement on an alias is refused (mesh_error; a compile error for static specs).
+#pragma once
+#include "../core/config.hpp"
+#include "../core/diagnostics.hpp"
+#include "index_map.hpp"
+#include "placement.hpp"
+#include "spec.hpp"
+#include "table.hpp"
+
+namespace devmesh {
+
+/// What one step of a plan does.
+enum class step_kind : int { local, reduce_scatter, all_reduce, all_gather, all_to_all };
+
+/// The step's name as printed: "local", "reduce_scatter", ...
+constexpr const char* step_name(step_kind k) {
+  switch (k) {
+    case step_kind::reduce_scatter: return "reduce_scatter";
+    case step_kind::all_reduce: return "all_reduce";
+    case step_kind::all_gather: return "all_gather";
+    case step_kind::all_to_all: return "all_to_all";
+    case step_kind::local: break;
+  }
+  return "local";
+}
+
+/// One step: its kind, the mesh dims whose flattened group runs it (a bit per dim index;
+/// none for a local step), the reduction (reduce steps), and the spec before and after it.
+template <int N>
+struct plan_step {
+  step_kind kind = step_kind::local;
+  unsigned group = 0;
+  reduction op = reduction::sum;
+  placement_table<N> before{};
+  placement_table<N> after{};
+  /// Why the planner chose this step (a sentence, for printing).
+  const char* why = "";
+  /// True if mesh dim d is in the step's group.
+  DEVMESH_HOST_DEVICE constexpr bool on(int d) const { return (group >> d) & 1u; }
+  /// True for a collective (every kind but local).
+  DEVMESH_HOST_DEVICE constexpr bool communicates() const { return kind != step_kind::local; }
+};
+
+/// The steps from one spec to another, in order (at most five).
+template <int N>
+struct redistribute_plan {
+  /// The most steps a plan has.
+  static constexpr int capacity = 5;
+  /// The steps, count of them.
+  plan_step<N> steps[capacity]{};
+  /// Number of steps (0: nothing to do).
+  int count = 0;
+
+  /// Step i.
+  DEVMESH_HOST_DEVICE constexpr const plan_step<N>& operator[](int i) const { return steps[i]; }
+  /// The first step (for range-for).
+  DEVMESH_HOST_DEVICE constexpr const plan_step<N>* begin() const { return steps; }
+  /// Past the last step.
+  DEVMESH_HOST_DEVICE constexpr const plan_step<N>* end() const { return steps + count; }
+  /// Number of collectives the plan issues (its steps but the local ones).
+  DEVMESH_HOST_DEVICE constexpr int collectives() const {
+    int n = 0;
+    for (int i = 0; i < count; ++i) n += steps[i].communicates();
+    return n;
+  }
+};
+
+namespace detail {
+
+// Not constexpr: reached in a constant expression, a compile error naming the call.
+[[noreturn]] inline void fail_plan(const char* what, std::string_view dim = {}) {
+  message m;
+  m << "devmesh: redistribute: " << what;
+  if (!dim.empty()) m << " '" << dim << "'";
+  throw_mesh_error(m);
+}
+
+/// True if the shard chain of tensor dim t in a, its first `count` dims, is the start of the
+/// one in b (same dims in the same order, same written split factors).
+template <int N>
+constexpr bool chain_starts(const placement_table<N>& a, const shard_dims<N>& ca, int count,
+                            const placement_table<N>& b, const shard_dims<N>& cb) {
+  if (count > cb.count) return false;
+  for (int k = 0; k < count; ++k)
+    if (ca.dims[k] != cb.dims[k] || a.at[ca.dims[k]].split_factor != b.at[cb.dims[k]].split_factor) return false;
+  return true;
+}
+
+/// The table in one spelling: explicit orders renumbered from 0, dropped where they equal
+/// application order; `placed` says which dims are not replicated. Equal specs, equal tables.
+template <int N>
+constexpr placement_table<N> normalized(placement_table<N> t, const application_order<N>& o) {
+  for (int d = 0; d < N; ++d) {
+    t.placed[d] = !t.at[d].is_replicate();
+    if (!t.at[d].is_shard()) t.order_rank[d] = -1;
+  }
+  for (int k = 0; k < N; ++k) {
+    if (!t.ordered(k)) continue;
+    const auto c = dims_in_shard_order(t, o, k);
+    bool in_application_order = true;
+    for (int i = 1; i < c.count; ++i) in_application_order = in_application_order && o.pos[c.dims[i - 1]] < o.pos[c.dims[i]];
+    for (int i = 0; i < c.count; ++i) t.order_rank[c.dims[i]] = in_application_order ? -1 : i;
+  }
+  return t;
+}
+
+/// Makes dim d (not sharding) the last shard of tensor dim t: an explicit order where
+/// application order would put d earlier.
+template <int N>
+constexpr void append_shard(placement_table<N>& t, const application_order<N>& o, int d, int k) {
+  const auto c = dims_in_shard_order(t, o, k);
+  for (int i = 0; i < c.count; ++i) t.order_rank[c.dims[i]] = i;
+  t.at[d] = placement::sharded(k);
+  t.order_rank[d] = c.count;
+  t = normalized(t, o);
+}
+
+/// True if appending dim d to tensor dim t's chain in `now` gives the start of its chain in
+/// `target` (so the slice keeps what `target` holds).
+template <int N>
+constexpr bool appends_toward(const placement_table<N>& now, const placement_table<N>& target,
+                              const application_order<N>& o, int d, int k) {
+  auto next = now;
+  append_shard(next, o, d, k);
+  const auto c = dims_in_shard_order(next, o, k);
+  return chain_starts(next, c, c.count, target, dims_in_shard_order(target, o, k));
+}
+
+/// The dims of `now` that shard a tensor dim and are not in the common start of its chains in
+/// `now` and `target`: the dims whose blocks change (the exchange's group).
+template <int N>
+constexpr unsigned changed_shard_dims(const placement_table<N>& now, const placement_table<N>& target,
+                                      const application_order<N>& o) {
+  unsigned g = 0;
+  for (int k = 0; k <= now.max_tensor_dim(); ++k) {
+    const auto a = dims_in_shard_order(now, o, k), b = dims_in_shard_order(target, o, k);
+    int common = 0;
+    while (common < a.count && chain_starts(now, a, common + 1, target, b)) ++common;
+    for (int i = common; i < a.count; ++i) g |= 1u << a.dims[i];
+  }
+  return g;
+}
+
+template <int N>
+constexpr void add_step(redistribute_plan<N>& p, step_kind kind, unsigned group, reduction op,
+                        const placement_table<N>& before, const placement_table<N>& after, const char* why) {
+  p.steps[p.count++] = plan_step<N>{kind, group, op, before, after, why};
+}
+
+/// Steps 1-3: the Partial dims of `now` that `dst` does not keep, reduced; returns the table after.
+template <int N>
+constexpr placement_table<N> plan_reductions(redistribute_plan<N>& p, placement_table<N> now,
+                                             const placement_table<N>& dst, const application_order<N>& o, int D,
+                                             bool may_scatter) {
+  unsigned reduce = 0;
+  reduction op = reduction::sum;
+  for (int d = 0; d < D; ++d)
+    if (now.at[d].is_partial() && !(dst.at[d] == now.at[d])) reduce |= 1u << d, op = now.at[d].op;
+  if (reduce == 0) return now;
+  auto next = now;  // 1. slices that shrink what is reduced and keep what dst holds
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int i = 0; i < N; ++i) {
+      const int d = o.dims[i];
+      if (d >= D || !next.at[d].is_replicate() || !dst.at[d].is_shard() || dst.at[d].split_factor != 1) continue;
+      if (!appends_toward(next, dst, o, d, dst.at[d].tensor_dim)) continue;
+      append_shard(next, o, d, dst.at[d].tensor_dim);
+      grew = true;
+    }
+  }
+  if (!(next == now)) add_step(p, step_kind::local, 0u, op, now, next, "slice before reducing: less to reduce");
+  now = next;
+  unsigned scatter = 0;  // 2. the reduced dims whose target shards: reduce_scatter, in dst's shard order
+  for (int k = 0; k <= dst.max_tensor_dim(); ++k) {
+    const auto c = dims_in_shard_order(dst, o, k);
+    for (int i = 0; i < c.count; ++i) {
+      const int d = c.dims[i];
+      if (!may_scatter || ((reduce >> d) & 1u) == 0 || dst.at[d].split_factor != 1) continue;
+      append_shard(next, o, d, k);
+      scatter |= 1u << d;
+    }
+  }
+  if (scatter) add_step(p, step_kind::reduce_scatter, scatter, op, now, next, "Partial to Shard: each rank keeps its part");
+  now = next;
+  if (const unsigned all = reduce & ~scatter) {  // 3. the rest: one all_reduce over their group
+    for (int d = 0; d < D; ++d)
+      if ((all >> d) & 1u) next.at[d] = placement::replicated();
+    next = normalized(next, o);
+    add_step(p, step_kind::all_reduce, all, op, now, next, "Partial to Replicate: one all_reduce over the dims' group");
+  }
+  return next;
+}
+
+/// What step 4 aims at: dst, with its Partial dims that `now` does not hold as such replaced
+/// by Replicate, or, for S -> P(sum), by the shard `now` has where it cuts the same block (the
+/// last local step makes them Partial: zeros around the kept block).
+template <int N>
+constexpr placement_table<N> exchange_target(const placement_table<N>& now, const placement_table<N>& dst,
+                                             const application_order<N>& o, int D) {
+  auto want = dst;
+  for (int d = 0; d < D; ++d)
+    if (dst.at[d].is_partial() && !(now.at[d] == dst.at[d])) want.at[d] = placement::replicated();
+  want = normalized(want, o);
+  for (int d = 0; d < D; ++d) {  // S -> P(sum): the shard kept where it cuts as in `now`
+    const placement s = now.at[d];
+    if (!dst.at[d].is_partial() || dst.at[d].op != reduction::sum || !s.is_shard() || s.split_factor != 1) continue;
+    auto kept = want;
+    append_shard(kept, o, d, s.tensor_dim);
+    if (((changed_shard_dims(now, kept, o) >> d) & 1u) == 0) want = kept;
+  }
+  return want;
+}
+
+/// Step 4's prelude: the dims that dst makes Partial(sum) and that cut last in `now`'s chains
+/// become Partial locally, each rank keeping its block among zeros (PyTorch's S -> P(sum)):
+/// their block grows to their parent's, which is what the group's sum needs. Returns the table
+/// after (`now` if no dim qualifies).
+template <int N>
+constexpr placement_table<N> zero_filled(const placement_table<N>& now, const placement_table<N>& dst,
+                                         const application_order<N>& o) {
+  auto out = now;
+  for (int k = 0; k <= now.max_tensor_dim(); ++k) {
+    const auto c = dims_in_shard_order(now, o, k);
+    for (int i = c.count - 1; i >= 0; --i) {  // from the last cut back, while they qualify
+      const int d = c.dims[i];
+      const bool to_sum = dst.at[d].is_partial() && dst.at[d].op == reduction::sum;
+      if (!to_sum || now.at[d].split_factor != 1) break;
+      out.at[d] = dst.at[d];
+    }
+  }
+  return normalized(out, o);
+}
+
+/// A rough cost of a plan, to choose between candidates: the bytes one rank sends as a
+/// fraction of the tensor, with every block even (an all_to_all counted as receiving its whole
+/// new block: an upper bound). sizes[d] is dim d's size.
+template <int N>
+constexpr double rough_cost(const redistribute_plan<N>& p, const int* sizes, int D) {
+  const auto fraction = [&](const placement_table<N>& t) {
+    double f = 1;
+    for (int d = 0; d < D; ++d)
+      if (t.at[d].is_shard()) f /= sizes[d];
+    return f;
+  };
+  double c = 0;
+  for (const auto& s : p) {
+    double n = 1;
+    for (int d = 0; d < D; ++d)
+      if (s.on(d)) n *= sizes[d];
+    const double before = fraction(s.before), after = fraction(s.after);
+    switch (s.kind) {
+      case step_kind::all_reduce: c += 2 * (n - 1) / n * before; break;
+      case step_kind::reduce_scatter: c += before - after; break;
+      case step_kind::all_gather: c += (n - 1) * before; break;
+      case step_kind::all_to_all: c += after; break;
+      case step_kind::local: break;
+    }
+  }
+  return c;
+}
+
+/// Steps 4-5 from `now`: S -> P(sum) dims that the exchange would gather made Partial first
+/// where they cut last, the exchange, the last local step.
+template <int N>
+constexpr void plan_exchange(redistribute_plan<N>& p, placement_table<N> now, const placement_table<N>& to,
+                             const application_order<N>& o, int D) {
+  auto want = exchange_target(now, to, o, D);
+  auto lost = to;  // the Partial(sum) targets the exchange would gather: zeros instead, where they cut last
+  for (int d = 0; d < D; ++d)
+    if (!(to.at[d].is_partial() && now.at[d].is_shard() && want.at[d].is_replicate())) lost.at[d] = now.at[d];
+  if (const auto filled = zero_filled(now, normalized(lost, o), o); !(filled == now)) {
+    add_step(p, step_kind::local, 0u, reduction::sum, now, filled, "Shard to Partial(sum): the block kept among zeros");
+    now = filled;
+    want = exchange_target(now, to, o, D);
+  }
+  if (const unsigned g = changed_shard_dims(now, want, o)) {
+    auto gathered = now;
+    for (int d = 0; d < D; ++d)
+      if ((g >> d) & 1u) gathered.at[d] = placement::replicated();
+    if (normalized(gathered, o) == want)
+      add_step(p, step_kind::all_gather, g, reduction::sum, now, want, "Shard to Replicate: the group's blocks gathered");
+    else
+      add_step(p, step_kind::all_to_all, g, reduction::sum, now, want,
+               "blocks change: each rank receives only what it lacks (PyTorch: all_gather, then slice)");
+  } else if (!(now == want)) {
+    add_step(p, step_kind::local, 0u, reduction::sum, now, want, "Replicate to Shard: a local slice");
+  }
+  if (!(want == to)) add_step(p, step_kind::local, 0u, reduction::sum, want, to, "to Partial: local");
+}
+
+/// The plan from table src to table dst (both on a mesh of D dims of sizes sizes[d], N with
+/// aliases): of three candidates, among those within 1.25x of the cheapest by rough_cost, the
+/// one with the fewest collectives (each costs a latency), then the cheaper, then the first: reductions that scatter where the target shards, S -> P(sum)
+/// made Partial as late as possible; the same with every reduction an all_reduce (a smaller
+/// block is reduced where S -> P(sum) then needs no exchange); S -> P(sum) made Partial first
+/// (what the reductions scatter is then the target's block).
+template <int N>
+constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const placement_table<N>& dst,
+                                           const application_order<N>& o, const int* sizes, int D) {
+  const auto from = normalized(src, o), to = normalized(dst, o);
+  redistribute_plan<N> candidates[3]{};
+  plan_exchange(candidates[0], plan_reductions(candidates[0], from, to, o, D, true), to, o, D);
+  plan_exchange(candidates[1], plan_reductions(candidates[1], from, to, o, D, false), to, o, D);
+  int count = 2;
+  if (const auto filled = zero_filled(from, to, o); !(filled == from)) {
+    add_step(candidates[2], step_kind::local, 0u, reduction::sum, from, filled,
+             "Shard to Partial(sum): the block kept among zeros");
+    plan_exchange(candidates[2], plan_reductions(candidates[2], filled, to, o, D, true), to, o, D);
+    count = 3;
+  }
+  double cost[3]{}, cheapest = 0;
+  for (int i = 0; i < count; ++i) {
+    cost[i] = rough_cost(candidates[i], sizes, D);
+    cheapest = i == 0 || cost[i] < cheapest ? cost[i] : cheapest;
+  }
+  int best = -1;  // fewest collectives among those within 1.25x of the cheapest, then the cheapest
+  for (int i = 0; i < count; ++i) {
+    if (cost[i] > 1.25 * cheapest) continue;
+    const bool fewer = best < 0 || candidates[i].collectives() < candidates[best].collectives();
+    if (fewer || (candidates[i].collectives() == candidates[best].collectives() && cost[i] < cost[best])) best = i;
+  }
+  return candidates[best];
+}
+
+}  // namespace detail
+
+/// The plan that moves a tensor from spec `from` to spec `to` (same mesh type; same mesh
+/// values, checked). O(dims^2), no heap; a constant for static specs.
+template <class Mesh, class S1, class S2>
+constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_redistribute(const basic_sharding<Mesh, S1>& from,
+                                                                        const basic_sharding<Mesh, S2>& to) {
+  constexpr int N = Mesh::ndim_with_aliases, D = Mesh::ndim;
+  static_assert(N <= 32, "devmesh: redistribute: a plan's groups are bit sets of at most 32 dims");
+  if constexpr (!Mesh::is_static)
+    if (!(from.mesh() == to.mesh())) detail::fail_plan("the two specs are on meshes of different sizes");
+  // even cuts as uneven does (it only adds a check, which the specs' queries run): one rule
+  const auto plannable = [](placement_table<N> t) {
+    if (t.rule == chunking::padded) detail::fail_plan("chunking::padded specs are not planned (uneven or even only)");
+    for (int d = D; d < N; ++d)
+      if (!t.at[d].is_replicate()) detail::fail_plan("plans place on the mesh's own dims, not on the alias", Mesh::name(d));
+    t.rule = chunking::uneven;
+    return t;
+  };
+  const auto a = plannable(from.table()), b = plannable(to.table());
+  constexpr auto order = basic_sharding<Mesh, S1>::application_order;
+  int sizes[D > 0 ? D : 1]{};
+  for (int d = 0; d < D; ++d) sizes[d] = from.mesh().size(d);
+  return detail::plan_tables(a, b, order, sizes, D);
+}
+
+}  // namespace devmesh

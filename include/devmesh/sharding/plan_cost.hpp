@@ -1,0 +1,126 @@
+// devmesh/sharding/plan_cost.hpp: what a plan (plan.hpp) costs one rank, per step and in
+// total: the elements it holds before and after, and the bytes it sends and receives. The
+// model is the one tests/sharding/data/pytorch_2.15_redistribute.json measures PyTorch with
+// (ring algorithms; N the rank's elements before the step, n the group's size):
+//   all_reduce      sends 2 (n - 1) / n N
+//   reduce_scatter  sends N minus the part it keeps
+//   all_gather      sends every block of the group but the next rank's (a ring: (n - 1) N
+//                   when blocks are even)
+//   all_to_all      sends exactly the elements the other ranks of the group lack and it holds
+//   local           sends nothing
+// O(group size x tensor rank) per step for Shard specs (blocks are intervals), more where a
+// shard order makes blocks strided (their overlaps are counted element by element).
+#pragma once
+#include <array>
+
+#include "../core/config.hpp"
+#include "dynamic_spec.hpp"
+#include "extents.hpp"
+#include "index_map.hpp"
+#include "plan.hpp"
+
+namespace devmesh {
+
+/// One step's cost to one rank.
+struct step_cost {
+  tensor_index elements_before = 0;  ///< elements the rank holds before the step
+  tensor_index elements_after = 0;   ///< and after it
+  tensor_index bytes_sent = 0;       ///< bytes it sends (the model above)
+  tensor_index bytes_received = 0;   ///< bytes it receives (all_reduce: as sent)
+  int group_size = 1;                ///< ranks in the step's group (1: local)
+};
+
+namespace detail {
+
+/// The spec a plan's table describes, on mesh m.
+template <class Mesh, int N>
+constexpr dynamic_sharding<Mesh> spec_of_table(const Mesh& m, const placement_table<N>& t) {
+  return dynamic_sharding<Mesh>(m, t, planner_key{});
+}
+
+/// Calls f(i, q) for every position q of the group over the dims in `group` that holds
+/// `position`, i its index in the group (row-major over the dims in mesh order).
+template <class Mesh, class F>
+constexpr void for_each_in_group(const Mesh& m, unsigned group, int position, F&& f) {
+  constexpr int D = Mesh::ndim;
+  std::array<int, D> c{};
+  int n = 1;
+  for (int d = 0; d < D; ++d) {
+    c[d] = m.coordinate_unchecked(position, d);
+    if ((group >> d) & 1u) n *= m.size(d);
+  }
+  for (int i = 0; i < n; ++i) {
+    int rest = i;
+    for (int d = D - 1; d >= 0; --d)
+      if ((group >> d) & 1u) c[d] = rest % m.size(d), rest /= m.size(d);
+    f(i, m.rank_at(c, position));
+  }
+}
+
+/// The position after `position` in its group over `group` (a ring's next), wrapping around.
+template <class Mesh>
+constexpr int next_in_group(const Mesh& m, unsigned group, int position) {
+  int me = -1, first = position, next = -1;
+  for_each_in_group(m, group, position, [&](int i, int q) {
+    if (i == 0) first = q;
+    if (me >= 0 && next < 0) next = q;
+    if (q == position) me = i;
+  });
+  return next < 0 ? first : next;
+}
+
+/// Number of elements of the tensor that both a's block at position p and b's at position q hold.
+template <class SpecA, class SpecB, class E>
+constexpr tensor_index common_elements(const SpecA& a, int p, const SpecB& b, int q, const E& ext) {
+  tensor_index n = 1;
+  for (int t = 0; t < E::rank_value && n > 0; ++t) n *= overlap(a.held(ext, p, t), b.held(ext, q, t));
+  return n;
+}
+
+}  // namespace detail
+
+/// The cost of step s to `position`, for a tensor of extents ext and elements of
+/// element_bytes bytes, on mesh m (the plan's mesh).
+template <class Mesh, int N, class E>
+constexpr step_cost cost_of(const Mesh& m, const plan_step<N>& s, const E& ext, int position,
+                            tensor_index element_bytes) {
+  const auto before = detail::spec_of_table(m, s.before), after = detail::spec_of_table(m, s.after);
+  step_cost c{before.local_size(ext, position), after.local_size(ext, position), 0, 0, 1};
+  for (int d = 0; d < Mesh::ndim; ++d)
+    if (s.on(d)) c.group_size *= m.size(d);
+  const tensor_index n = c.group_size;
+  tensor_index sent = 0, received = 0;  // elements
+  switch (s.kind) {
+    case step_kind::local: break;
+    case step_kind::all_reduce:
+      c.bytes_sent = c.bytes_received = 2 * (n - 1) * c.elements_before * element_bytes / n;
+      return c;
+    case step_kind::reduce_scatter: sent = received = c.elements_before - c.elements_after; break;
+    case step_kind::all_gather:  // a ring: every block but the next rank's passes through
+      detail::for_each_in_group(m, s.group, position, [&](int, int q) { sent += before.local_size(ext, q); });
+      sent -= before.local_size(ext, detail::next_in_group(m, s.group, position));
+      received = c.elements_after - c.elements_before;
+      break;
+    case step_kind::all_to_all:
+      detail::for_each_in_group(m, s.group, position, [&](int, int q) {
+        if (q == position) return;
+        sent += detail::common_elements(before, position, after, q, ext);
+        received += detail::common_elements(before, q, after, position, ext);
+      });
+      break;
+  }
+  c.bytes_sent = sent * element_bytes;
+  c.bytes_received = received * element_bytes;
+  return c;
+}
+
+/// The bytes `position` sends over the whole plan.
+template <class Mesh, int N, class E>
+constexpr tensor_index bytes_sent(const Mesh& m, const redistribute_plan<N>& p, const E& ext, int position,
+                                  tensor_index element_bytes) {
+  tensor_index total = 0;
+  for (const auto& s : p) total += cost_of(m, s, ext, position, element_bytes).bytes_sent;
+  return total;
+}
+
+}  // namespace devmesh
