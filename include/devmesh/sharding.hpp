@@ -18,4 +18,5 @@
 #include "sharding/plan.hpp"
 #include "sharding/plan_cost.hpp"
 #include "sharding/plan_text.hpp"
+#include "sharding/block_overlap.hpp"
 #include "sharding/text.hpp"

@@ -15,6 +15,7 @@
 #include "../runtime/backend.hpp"
 #include "../runtime/deadline.hpp"
 #include "collectives.hpp"
+#include "collectives_v.hpp"
 #include "control.hpp"
 #include "handle.hpp"
 #include "options.hpp"
@@ -142,6 +143,20 @@ class communicator {
   template <class T>
   void all_to_all(const T* send, T* recv, std::size_t count_per_rank, stream_type = {}) const {
     detail::all_to_all(h_, send, recv, count_per_rank);
+  }
+  /// MPI_Alltoallv: send_counts[j] elements to rank j, recv_counts[i] from rank i, each side
+  /// packed in rank order (redistribute's exchanges; an optional member of the concept).
+  template <class T>
+  void all_to_allv(const T* send, std::span<const std::size_t> send_counts, T* recv,
+                   std::span<const std::size_t> recv_counts, stream_type = {}) const {
+    detail::all_to_allv(h_, send, send_counts, recv, recv_counts);
+  }
+  /// MPI_Reduce_scatter: rank i receives recv_counts[i] elements of the reduction of the
+  /// ranks' packed sends (redistribute's Partial -> Shard; an optional member).
+  template <class T>
+  void reduce_scatterv(const T* send, T* recv, std::span<const std::size_t> recv_counts, op o,
+                       stream_type = {}) const {
+    detail::reduce_scatterv(h_, send, recv, recv_counts, o);
   }
   /// MPI_Barrier.
   template <class = void>

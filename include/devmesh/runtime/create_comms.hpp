@@ -73,9 +73,9 @@ void create(mesh_state<Comm>& st, const Comm& parent, numbering parent_numbering
   std::string names;  // of the dims split, for a time-out's message
   for (int d = first; d < last; ++d) {
     group_key key = group_key_of(m, d);
-    if (st.cache.find(Layout::name(d), key)) continue;
+    if (st.cache.find(m.name(d), key)) continue;
     auto e = std::make_unique<comm_entry<Comm>>();
-    e->name = std::string(Layout::name(d));
+    e->name = std::string(m.name(d));
     e->key = std::move(key);
     e->options = st.options_of(e->name);
     const comm_entry<Comm>* same = st.options.share_equal_groups ? st.cache.with_groups(e->key, e->options, made) : nullptr;

@@ -34,6 +34,7 @@
 #include "collectives.hpp"
 #include "create_comms.hpp"
 #include "dim_select.hpp"
+#include "dims_comm.hpp"
 #include "mesh_state.hpp"
 #include "options.hpp"
 #include "topology.hpp"
@@ -165,6 +166,40 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   /// The communicator of a dim chosen at run time, by name or index (PyTorch get_group("tp"),
   /// get_group(1); a loop over [0, ndim) is get_all_groups).
   const Comm& comm(dim_ref d) const { return comm_on(select(d, "comm"), "comm"); }
+  /// The communicator of the group of several dims flattened: bit d of `dim_bits` selects
+  /// dim d of this mesh (not an alias); one bit is comm(d). PyTorch's _flatten without a new
+  /// mesh: what redistribute runs a step over several dims on. Made on first use (collective
+  /// as flatten(): eager, every world rank; lazy, the root's members), then cached under the
+  /// default flatten name ("dp_tp"): a flatten of the same dims finds it, and it finds theirs.
+  const Comm& flattened_comm(unsigned dim_bits) const {
+    if (dim_bits == 0 || (Layout::ndim < 32 && (dim_bits >> Layout::ndim) != 0))
+      throw mesh_error("devmesh: flattened_comm(" + std::to_string(dim_bits) + ") on " + to_string(layout_) +
+                       ": the bits must name some of its " + std::to_string(Layout::ndim) + " dims");
+    if ((dim_bits & (dim_bits - 1)) == 0) {
+      int d = 0;
+      while (!((dim_bits >> d) & 1u)) ++d;
+      return comm_on(d, "flattened_comm");
+    }
+    require_member("flattened_comm", 0);
+    return detail::ensure_dims_comm(*state_, layout_, dim_bits, "flattened_comm");
+  }
+  /// For calls made of several collectives over this mesh (redistribute): with the check
+  /// mode on (DEVMESH_CHECK_COLLECTIVES=1), every rank of the mesh first agrees, in one
+  /// bounded step over the whole mesh's group, that none has a `local_error` (else every rank
+  /// throws mesh_error naming the failed ranks) and that all describe the call alike
+  /// (`call`: the specs, extents, element type; else every rank throws naming who differs).
+  /// Off, a local_error throws on this rank only, as a typed collective's checks do.
+  void agree_on_call(std::string_view call, const std::string& local_error) const {
+    if (!check_) {
+      if (!local_error.empty()) throw mesh_error(local_error);
+      return;
+    }
+    const Comm& c = flattened_comm(Layout::ndim >= 32 ? ~0u : (1u << Layout::ndim) - 1u);
+    const deadline dl = state_->start_step();
+    const std::string step = std::string(call) + " (DEVMESH_CHECK_COLLECTIVES)";
+    detail::agree(c, local_error, step, dl);
+    detail::check_same(c, detail::descriptor::of_text(std::string(call)), step, dl);
+  }
   /// The world communicator this mesh was created over.
   const Comm& world() const { return *state_->world; }
   /// Number of communicators created so far by this mesh and everything derived from it:

@@ -1,0 +1,77 @@
+// devmesh/mpi/collectives_v.hpp: the v-collectives of dm::mpi::communicator (a count per
+// rank, blocks packed in rank order): what redistribute runs on uneven and empty shards
+// instead of padding. Optional members of the communicator concept (runtime/backend.hpp).
+#pragma once
+#include <cstddef>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "native.hpp"
+
+#include "../runtime/backend.hpp"
+#include "collectives.hpp"
+#include "datatype.hpp"
+#include "error.hpp"
+#include "handle.hpp"
+
+namespace devmesh::mpi::detail {
+
+/// MPI's int counts and packed displacements from per-rank element counts, one per rank of
+/// h; throws mesh_error when a count, or the packed total, does not fit an int.
+template <class = void>
+void packed_counts(const comm_handle& h, const char* what, std::span<const std::size_t> counts, std::vector<int>& c,
+                   std::vector<int>& displs) {
+  if (counts.size() != static_cast<std::size_t>(h.size()))
+    throw mesh_error("devmesh: mpi: " + std::string(what) + ": " + std::to_string(counts.size()) +
+                     " counts for a communicator of " + std::to_string(h.size()) + " ranks");
+  c.resize(counts.size());
+  displs.resize(counts.size());
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    c[i] = int_count(what, counts[i]);
+    displs[i] = int_count(what, total);
+    total += counts[i];
+  }
+  int_count(what, total);
+}
+
+/// MPI_Alltoallv: send_counts[j] elements (packed in rank order) to rank j, recv_counts[i]
+/// from rank i (packed likewise).
+template <class T>
+void all_to_allv(const comm_handle& h, const T* send, std::span<const std::size_t> send_counts, T* recv,
+                 std::span<const std::size_t> recv_counts) {
+  const MPI_Comm comm = h.use("all_to_allv");
+  std::vector<int> sc, sd, rc, rd;
+  packed_counts(h, "all_to_allv", send_counts, sc, sd);
+  packed_counts(h, "all_to_allv", recv_counts, rc, rd);
+  const std::size_t ns = static_cast<std::size_t>(sd.back()) + send_counts.back();
+  const std::size_t nr = static_cast<std::size_t>(rd.back()) + recv_counts.back();
+  const std::vector<T> copy = copy_if_overlapping(send, ns, recv, nr);
+  check(MPI_Alltoallv(copy.empty() ? send : copy.data(), sc.data(), sd.data(), datatype<T>(), recv, rc.data(),
+                      rd.data(), datatype<T>(), comm),
+        "MPI_Alltoallv");
+}
+
+/// MPI_Reduce_scatter: the reduction of every rank's send (the blocks of all ranks, packed in
+/// rank order, recv_counts[i] elements for rank i); rank() receives its block. op::avg on
+/// floating types sums, then divides; integer averages are refused (mesh_error).
+template <class T>
+void reduce_scatterv(const comm_handle& h, const T* send, T* recv, std::span<const std::size_t> recv_counts, op o) {
+  const MPI_Comm comm = h.use("reduce_scatterv");
+  if constexpr (is_integer<T>)
+    if (o == op::avg)
+      throw mesh_error("devmesh: mpi: reduce_scatterv: op::avg on an integer type (use all_reduce, which rounds "
+                       "as documented in average.hpp)");
+  std::vector<int> rc, rd;
+  packed_counts(h, "reduce_scatterv", recv_counts, rc, rd);
+  const std::size_t ns = static_cast<std::size_t>(rd.back()) + recv_counts.back();
+  const std::size_t mine = recv_counts[static_cast<std::size_t>(h.rank())];
+  const std::vector<T> copy = copy_if_overlapping(send, ns, recv, mine);
+  check(MPI_Reduce_scatter(copy.empty() ? send : copy.data(), recv, rc.data(), datatype<T>(), mpi_op<T>(o), comm),
+        "MPI_Reduce_scatter");
+  if (o == op::avg) divide(recv, mine, h.size());
+}
+
+}  // namespace devmesh::mpi::detail

@@ -1,0 +1,9 @@
+// devmesh/redistribute.hpp: redistribute on a device_mesh (opt-in, with a backend): the
+// sharding layer's plans run on the mesh's communicators. Include after, or instead of,
+// devmesh.hpp with the MPI backend. See docs/sharding.md.
+#pragma once
+#include "devmesh.hpp"
+#include "sharding.hpp"
+#include "runtime/dims_comm.hpp"
+#include "redistribute/steps.hpp"
+#include "redistribute/redistribute.hpp"

@@ -1,0 +1,124 @@
+// devmesh/redistribute/redistribute.hpp: DTensor's redistribute on a device_mesh: a rank's
+// block of a tensor under one spec becomes its block under another, by the plan of
+// sharding/plan.hpp run step by step on the mesh's communicators (a step over several dims on
+// their flattened group's, made once and cached: runtime/dims_comm.hpp).
+//
+//   dm::redistribute(mesh, from, to, dm::dextents<2>(13, 6), in, out);   // every rank of mesh
+//
+// Host memory, on backends with the v-collectives all_to_allv and reduce_scatterv (the MPI
+// backend). Every rank of the mesh calls it with the same specs and extents; a step over
+// several dims that has no communicator yet makes one, collectively as flatten() does.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <ranges>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "../core/diagnostics.hpp"
+#include "../runtime/backend.hpp"
+#include "../runtime/collective_check.hpp"
+#include "../runtime/device_mesh.hpp"
+#include "../sharding/plan.hpp"
+#include "../sharding/spec.hpp"
+#include "../sharding/text.hpp"
+#include "steps.hpp"
+
+namespace devmesh {
+
+namespace detail {
+
+template <class Comm, class T>
+concept runs_redistribute = requires(const Comm& c, const T* s, T* r, std::span<const std::size_t> n, op o) {
+  c.all_to_allv(s, n, r, n, typename Comm::stream_type{});
+  c.reduce_scatterv(s, r, n, o, typename Comm::stream_type{});
+};
+
+/// The call as every rank must describe it alike: the specs, the mesh, the extents, the type.
+template <class T, class Layout, class Comm, class S1, class S2, class E>
+std::string redistribute_call(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
+                              const basic_sharding<Layout, S2>& to, const E& ext) {
+  std::string s = "devmesh: redistribute " + to_string(from) + " -> " + to_string(to) + " on " +
+                  to_string(mesh.layout()) + ", extents (";
+  for (int t = 0; t < E::rank_value; ++t) s += (t ? ", " : "") + std::to_string(ext.extent(t));
+  return s + "), element type " + std::string(type_name<T>());
+}
+
+/// What is wrong with this rank's part of the call ("" if nothing): sizes that do not match
+/// the specs, overlapping buffers, specs on another mesh.
+template <class Layout, class Comm, class S1, class S2, class E>
+std::string redistribute_error(const std::string& call, const device_mesh<Layout, Comm>& mesh,
+                               const basic_sharding<Layout, S1>& from, const basic_sharding<Layout, S2>& to,
+                               const E& ext, const void* in, std::size_t n_in, const void* out, std::size_t n_out,
+                               std::size_t element) {
+  const std::string at = call + ", rank " + std::to_string(mesh.rank()) + ": ";
+  if constexpr (!Layout::is_static)
+    if (!(from.mesh() == mesh.layout() && to.mesh() == mesh.layout()))
+      return at + "the specs are on a mesh of other sizes than the device mesh's";
+  const int pos = mesh.position();
+  for (const auto& [what, n, want, spec] : {std::tuple{"in", n_in, from.local_size(ext, pos), to_string(from)},
+                                            std::tuple{"out", n_out, to.local_size(ext, pos), to_string(to)}})
+    if (static_cast<tensor_index>(n) != want)
+      return at + what + " has " + std::to_string(n) + " elements; the block of position " + std::to_string(pos) +
+             " under " + spec + " has " + std::to_string(want);
+  const auto* a = static_cast<const unsigned char*>(in);
+  const auto* b = static_cast<const unsigned char*>(out);
+  if (n_in && n_out && a < b + n_out * element && b < a + n_in * element)
+    return at + "in and out overlap (redistribute does not work in place)";
+  return {};
+}
+
+}  // namespace detail
+
+/// Moves this rank's block `in` of a tensor of global extents ext, laid out as spec `from`
+/// says, to its block `out` under spec `to` (both blocks row-major, contiguous ranges of one
+/// element type). Collective over the mesh: every rank calls it with the same specs and
+/// extents. Sizes that do not match the specs, overlapping buffers or a non-member throw
+/// mesh_error before any communication (on every rank with DEVMESH_CHECK_COLLECTIVES=1,
+/// which also checks that the ranks describe the call alike); so do the pairs
+/// plan_redistribute refuses (chunking::padded specs, placements on an alias).
+template <class Layout, class Comm, class S1, class S2, class E, std::ranges::contiguous_range In,
+          std::ranges::contiguous_range Out>
+void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
+                  const basic_sharding<Layout, S2>& to, const E& ext, const In& in, Out&& out) {
+  using T = std::ranges::range_value_t<Out>;
+  static_assert(std::is_same_v<std::remove_cv_t<std::ranges::range_value_t<In>>, T>,
+                "devmesh: redistribute: in and out must hold the same element type");
+  static_assert(!std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<Out>>>,
+                "devmesh: redistribute: out must be writable");
+  static_assert(detail::runs_redistribute<Comm, T>,
+                "devmesh: redistribute needs a backend with the v-collectives all_to_allv and reduce_scatterv on "
+                "host memory: the MPI backend has them; the NCCL backend does not yet");
+  const auto* src = std::ranges::data(in);
+  T* dst = std::ranges::data(out);
+  const std::size_t n_in = std::ranges::size(in), n_out = std::ranges::size(out);
+  if (!mesh.is_member())
+    throw mesh_error("devmesh: redistribute on " + to_string(mesh) + ": this rank is not a member of the mesh");
+  const std::string call = detail::redistribute_call<T>(mesh, from, to, ext);
+  const auto plan = plan_redistribute(from, to);  // the pairs it refuses throw alike on every rank
+  mesh.agree_on_call(call, detail::redistribute_error(call, mesh, from, to, ext, src, n_in, dst, n_out, sizeof(T)));
+  const int pos = mesh.position();
+  std::vector<T> now(src, src + n_in), next;
+  for (const auto& s : plan) {
+    switch (s.kind) {
+      case step_kind::local: detail::run_local(mesh.layout(), s, ext, pos, now, next); break;
+      case step_kind::all_reduce: {
+        int me = 0;
+        const auto group = detail::group_positions(mesh.layout(), s.group, pos, me);
+        detail::run_all_reduce(mesh, s, static_cast<int>(group.size()), me, now, next);
+        break;
+      }
+      case step_kind::reduce_scatter: detail::run_reduce_scatter(mesh, s, ext, pos, now, next); break;
+      case step_kind::all_gather:
+      case step_kind::all_to_all: detail::run_exchange(mesh, s, ext, pos, now, next); break;
+    }
+    now.swap(next);
+  }
+  if (now.size() != n_out) detail::fail_step("last", "the plan's result does not have the target's size");
+  std::copy(now.begin(), now.end(), dst);
+}
+
+}  // namespace devmesh

@@ -1,0 +1,24 @@
+// redistribute's compile-time misuses (redistribute/redistribute.hpp), each a static_assert
+// with a devmesh message: DEVMESH_CASE=1 in and out of different element types, 2 an out
+// that cannot be written. Without DEVMESH_CASE the same calls, right, compile (the control).
+#include <devmesh/redistribute.hpp>
+
+#include <vector>
+
+namespace dm = devmesh;
+using mesh2d = dm::mesh<dm::dim<"dp", 2>, dm::dim<"tp", 4>>;
+using rows = dm::sharding<mesh2d, dm::on<"dp", dm::shard<0>>>;
+using cols = dm::sharding<mesh2d, dm::on<"tp", dm::shard<1>>>;
+
+void call(const dm::device_mesh<mesh2d, dm::mpi::communicator>& mesh) {
+  std::vector<double> in(32), out(16);
+#if DEVMESH_CASE == 1
+  std::vector<float> other(16);
+  dm::redistribute(mesh, rows{}, cols{}, dm::extents<8, 8>{}, in, other);
+#elif DEVMESH_CASE == 2
+  const std::vector<double> fixed(16);
+  dm::redistribute(mesh, rows{}, cols{}, dm::extents<8, 8>{}, in, fixed);
+#else
+  dm::redistribute(mesh, rows{}, cols{}, dm::extents<8, 8>{}, in, out);
+#endif
+}

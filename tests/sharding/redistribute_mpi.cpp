@@ -1,0 +1,217 @@
+// dm::redistribute on 8 MPI ranks (redistribute/redistribute.hpp): every pair of
+// tests/sharding/data/pytorch_2.15_redistribute.json (1-, 2- and 3-D meshes, even, uneven and
+// empty shards, Partial of each op, _StridedShard, and the R -> P pairs PyTorch refuses) run
+// for real, each rank's block after compared with the block real PyTorch 2.15 computed (a
+// Partial target: redistributed once more to Replicate, and compared with the tensor the
+// source stands for); then what must throw before any communication does, on every rank.
+#include "../mpi/mpi_doctest.hpp"
+#include "pytorch_data.hpp"
+
+#include <devmesh/redistribute.hpp>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dm = devmesh;
+using namespace devmesh_test;
+
+namespace {
+
+/// The flat global index of every element of `rank`'s block, in local row-major order.
+template <class Spec, class E>
+std::vector<dm::tensor_index> flat_indices(const Spec& spec, const E& ext, int rank) {
+  const auto shape = spec.local_shape(ext, rank);
+  dm::tensor_index n = 1;
+  for (auto e : shape) n *= e;
+  std::vector<dm::tensor_index> out;
+  for (dm::tensor_index i = 0; i < n; ++i) {
+    dm::tensor_index rest = i, flat = 0, stride = 1;
+    for (int t = E::rank_value - 1; t >= 0; --t) {
+      flat += spec.global_index(ext, rank, t, rest % shape[t]) * stride;
+      rest /= shape[t], stride *= ext.extent(t);
+    }
+    out.push_back(flat);
+  }
+  return out;
+}
+
+/// The recorder's source blocks: the flat index times (1 + the rank's index in the group of
+/// the Partial dims); and the tensor they stand for, reduced.
+struct source {
+  std::vector<double> block;
+  int partial_ranks = 1;
+  dm::reduction op = dm::reduction::sum;
+  double full(dm::tensor_index x) const {
+    double r = 0;
+    for (int i = 0; i < partial_ranks; ++i) {
+      const double v = static_cast<double>(x) * (1 + i);
+      r = i == 0 ? v : op == dm::reduction::min ? std::min(r, v) : op == dm::reduction::max ? std::max(r, v) : r + v;
+    }
+    return op == dm::reduction::avg ? r / partial_ranks : r;
+  }
+};
+
+template <class Mesh, class Spec, class E>
+source source_of(const Mesh& m, const Spec& src, const E& ext, int rank) {
+  source s;
+  int index = 0;
+  for (int d = 0; d < Mesh::ndim; ++d)
+    if (src.table().at[d].is_partial())
+      index = index * m.size(d) + m.coordinate_unchecked(rank, d), s.partial_ranks *= m.size(d), s.op = src.table().at[d].op;
+  for (dm::tensor_index x : flat_indices(src, ext, rank)) s.block.push_back(static_cast<double>(x) * (1 + index));
+  return s;
+}
+
+/// One device mesh per recorded shape, made on first use (every rank walks the cases alike).
+template <class Mesh>
+const dm::device_mesh<Mesh, dm::mpi::communicator>& device_mesh_of(const Mesh& m) {
+  static std::map<std::vector<int>, std::unique_ptr<dm::device_mesh<Mesh, dm::mpi::communicator>>> made;
+  std::vector<int> key;
+  for (int d = 0; d < Mesh::ndim; ++d) key.push_back(m.size(d));
+  auto& slot = made[key];
+  if (!slot) slot = std::make_unique<dm::device_mesh<Mesh, dm::mpi::communicator>>(dm::init_device_mesh(dm::mpi::world(), m));
+  return *slot;
+}
+
+struct tally {
+  int pairs = 0, compared_with_pytorch = 0, partial_targets = 0;
+};
+
+template <int R, class Mesh>
+void run_pair(const json& c, tally& sum) {
+  std::vector<int> sizes;
+  const Mesh m = mesh_of<Mesh>(c, sizes);
+  const auto& mesh = device_mesh_of(m);
+  std::array<dm::tensor_index, R> shape{};
+  for (int t = 0; t < R; ++t) shape[t] = static_cast<dm::tensor_index>(c["tensor_shape"].items[t].num);
+  const auto ext = dm::dextents<R>::from_array(shape);
+  std::vector<parsed> ps, pd;
+  for (const json& p : c["src"].items) ps.push_back(parse_placement(p.str));
+  for (const json& p : c["dst"].items) pd.push_back(parse_placement(p.str));
+  const auto src = spec_of(m, ps, sizes), dst = spec_of(m, pd, sizes);
+  const int rank = mesh.position();
+  const source in = source_of(m, src, ext, rank);
+  std::vector<double> out(static_cast<std::size_t>(dst.local_size(ext, rank)));
+  dm::redistribute(mesh, src, dst, ext, in.block, out);
+  ++sum.pairs;
+
+  bool dst_partial = false;
+  for (const auto& p : pd) dst_partial = dst_partial || p.kind == 'P';
+  if (dst_partial) {  // PyTorch's blocks are its own choice there: the reduction must be the tensor
+    dm::dynamic_sharding<Mesh> whole(m);
+    std::vector<double> all(static_cast<std::size_t>(whole.local_size(ext, rank)));
+    dm::redistribute(mesh, dst, whole, ext, out, all);
+    const auto x = flat_indices(whole, ext, rank);
+    for (std::size_t i = 0; i < all.size(); ++i) CHECK(all[i] == doctest::Approx(in.full(x[i])));
+    ++sum.partial_targets;
+    return;
+  }
+  const auto x = flat_indices(dst, ext, rank);
+  for (std::size_t i = 0; i < out.size(); ++i) CHECK(out[i] == doctest::Approx(in.full(x[i])));
+  if (!c.has("ranks")) return;
+  for (const json& r : c["ranks"].items) {
+    if (static_cast<int>(r["rank"].num) != rank) continue;
+    REQUIRE(r["local_values"].items.size() == out.size());
+    for (std::size_t i = 0; i < out.size(); ++i) CHECK(out[i] == doctest::Approx(r["local_values"].items[i].num));
+    ++sum.compared_with_pytorch;
+  }
+}
+
+template <class Mesh>
+void run_pair(const json& c, tally& sum) {
+  c["tensor_shape"].items.size() == 1 ? run_pair<1, Mesh>(c, sum) : run_pair<2, Mesh>(c, sum);
+}
+
+using mesh24 = dm::mesh<dm::dim<"dp", 2>, dm::dim<"tp", 4>>;
+
+}  // namespace
+
+TEST_CASE("every recorded pair, redistributed on 8 ranks, gives PyTorch 2.15's blocks") {
+  if (test::world_size() != 8) return test::skip("the recorded pairs are on meshes of 8 ranks");
+  const json data = load(DEVMESH_PYTORCH_REDISTRIBUTE_JSON);
+  tally sum;
+  for (const json& c : data["cases"].items) {
+    CAPTURE(c["id"].str);
+    const std::size_t ndim = c["mesh"]["shape"].items.size();
+    ndim == 1 ? run_pair<mesh1>(c, sum) : ndim == 2 ? run_pair<mesh2>(c, sum) : run_pair<mesh3>(c, sum);
+  }
+  if (test::world_rank() == 0)
+    MESSAGE(sum.pairs << " pairs run, " << sum.compared_with_pytorch << " blocks compared with PyTorch's on rank 0, "
+                      << sum.partial_targets << " Partial targets reduced and compared");
+  CHECK(sum.pairs == static_cast<int>(data["cases"].items.size()));
+  CHECK(sum.compared_with_pytorch > 300);
+}
+
+TEST_CASE("static specs, other element types: S(0),S(0) -> R,S(0) and P(sum),R -> R,S(1)") {
+  if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
+  auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{});
+  using rows_twice = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<0>>>;
+  using rows_on_tp = dm::sharding<mesh24, dm::on<"tp", dm::shard<0>>>;
+  using grads = dm::sharding<mesh24, dm::on<"dp", dm::partial<dm::reduction::sum>>>;
+  using cols_on_tp = dm::sharding<mesh24, dm::on<"tp", dm::shard<1>>>;
+  const dm::extents<13, 5> ext;  // uneven: rows 7, 6 over dp then 2,2,2,1 and 2,2,2,0 over tp; then 4,4,4,1
+  const int r = mesh.position();
+  std::vector<float> in, out(static_cast<std::size_t>(rows_on_tp{}.local_size(ext, r)));
+  for (auto x : flat_indices(rows_twice{}, ext, r)) in.push_back(static_cast<float>(x));
+  dm::redistribute(mesh, rows_twice{}, rows_on_tp{}, ext, in, out);
+  const auto want = flat_indices(rows_on_tp{}, ext, r);
+  for (std::size_t i = 0; i < out.size(); ++i) CHECK(out[i] == static_cast<float>(want[i]));
+
+  std::vector<std::int64_t> g(65), cols(static_cast<std::size_t>(cols_on_tp{}.local_size(ext, r)));
+  for (std::int64_t x = 0; x < 65; ++x) g[static_cast<std::size_t>(x)] = x * (1 + mesh.local_rank<"dp">());
+  dm::redistribute(mesh, grads{}, cols_on_tp{}, ext, g, cols);
+  const auto at = flat_indices(cols_on_tp{}, ext, r);
+  for (std::size_t i = 0; i < cols.size(); ++i) CHECK(cols[i] == 3 * at[i]);
+}
+
+TEST_CASE("misuse throws before any communication, with the call in the message") {
+  if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
+  auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{});
+  using rows = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>>;
+  using cols = dm::sharding<mesh24, dm::on<"tp", dm::shard<1>>>;
+  const dm::extents<8, 8> ext;
+  std::vector<double> in(32), out(16), wrong(15);
+  const std::string wrong_out = "out has 15 elements; the block of position " + std::to_string(mesh.position()) +
+                                " under R,S(1) has 16";
+  CHECK_THROWS_WITH_AS(dm::redistribute(mesh, rows{}, cols{}, ext, in, wrong), doctest::Contains(wrong_out.c_str()),
+                       dm::mesh_error);
+  CHECK_THROWS_WITH_AS(dm::redistribute(mesh, rows{}, cols{}, ext, wrong, out),
+                       doctest::Contains("in has 15 elements"), dm::mesh_error);
+  std::vector<double> both(48);
+  CHECK_THROWS_WITH_AS(dm::redistribute(mesh, rows{}, cols{}, ext, std::span(both).first(32), std::span(both).subspan(16, 16)),
+                       doctest::Contains("in and out overlap"), dm::mesh_error);
+  CHECK_THROWS_WITH_AS(dm::redistribute(mesh, rows{}, cols{}, ext, std::span(both).first(32), std::span(both).subspan(16, 16)),
+                       doctest::Contains("devmesh: redistribute S(0),R -> R,S(1) on "), dm::mesh_error);
+  CHECK_THROWS_WITH_AS(dm::redistribute(mesh, rows{}, cols{}, ext, in, wrong),
+                       doctest::Contains("extents (8, 8), element type double, rank "), dm::mesh_error);
+  using padded = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>, dm::chunks<dm::chunking::padded>>;
+  CHECK_THROWS_WITH_AS(dm::redistribute(mesh, padded{}, cols{}, ext, in, out), doctest::Contains("chunking::padded"),
+                       dm::mesh_error);
+  dm::redistribute(mesh, rows{}, cols{}, ext, in, out);  // the mesh still works
+}
+
+TEST_CASE("with the check mode, a rank's wrong size or another spec throws on every rank, naming it") {
+  if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
+  dm::device_mesh_options<dm::mpi::communicator> o;
+  o.check_collectives = true;
+  auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{}, o);
+  using rows = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>>;
+  using cols = dm::sharding<mesh24, dm::on<"tp", dm::shard<1>>>;
+  using both = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<1>>>;
+  const dm::extents<8, 8> ext;
+  const int r = mesh.position();
+  std::vector<double> in(32), out(r == 5 ? 15 : 16);
+  CHECK_THROWS_WITH_AS(dm::redistribute(mesh, rows{}, cols{}, ext, in, out),
+                       doctest::Contains("rank 5: out has 15 elements"), dm::mesh_error);
+  out.resize(16);
+  std::vector<double> quarter(8);
+  const auto other = [&] {
+    if (r == 3) return dm::redistribute(mesh, rows{}, both{}, ext, in, quarter);
+    dm::redistribute(mesh, rows{}, cols{}, ext, in, out);
+  };
+  CHECK_THROWS_WITH_AS(other(), doctest::Contains("S(0),S(1)"), dm::mesh_error);
+  dm::redistribute(mesh, rows{}, cols{}, ext, in, out);  // and the mesh still works
+}
