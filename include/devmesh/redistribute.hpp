@@ -7,3 +7,4 @@
 #include "runtime/dims_comm.hpp"
 #include "redistribute/steps.hpp"
 #include "redistribute/redistribute.hpp"
+#include "redistribute/distribute.hpp"

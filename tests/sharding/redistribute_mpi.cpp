@@ -125,6 +125,41 @@ void run_pair(const json& c, tally& sum) {
   c["tensor_shape"].items.size() == 1 ? run_pair<1, Mesh>(c, sum) : run_pair<2, Mesh>(c, sum);
 }
 
+/// The recorded case's target spec, reached three ways from the tensor 0, 1, 2, ... (row-major):
+/// distribute from every rank's copy, distribute from one root (the case's index mod 8), and
+/// back with full_tensor, which must give the tensor again (Partial blocks included).
+template <int R, class Mesh>
+void distribute_case(const json& c, int index, int& checked) {
+  std::vector<int> sizes;
+  const Mesh m = mesh_of<Mesh>(c, sizes);
+  const auto& mesh = device_mesh_of(m);
+  std::array<dm::tensor_index, R> shape{};
+  dm::tensor_index numel = 1;
+  for (int t = 0; t < R; ++t) shape[t] = static_cast<dm::tensor_index>(c["tensor_shape"].items[t].num), numel *= shape[t];
+  const auto ext = dm::dextents<R>::from_array(shape);
+  std::vector<parsed> pd;
+  for (const json& p : c["dst"].items) pd.push_back(parse_placement(p.str));
+  const auto spec = spec_of(m, pd, sizes);
+  const int rank = mesh.position(), root = index % 8;
+  std::vector<double> full(static_cast<std::size_t>(numel));
+  for (dm::tensor_index x = 0; x < numel; ++x) full[static_cast<std::size_t>(x)] = static_cast<double>(x);
+  std::vector<double> every(static_cast<std::size_t>(spec.local_size(ext, rank))), rooted(every.size());
+  dm::distribute(mesh, spec, ext, full, every);
+  dm::distribute(mesh, spec, ext, rank == root ? full : std::vector<double>(), rooted, root);
+  CHECK(every == rooted);
+  bool partial = false;
+  for (const auto& p : pd) partial = partial || p.kind == 'P';
+  if (!partial) {
+    const auto x = flat_indices(spec, ext, rank);
+    for (std::size_t i = 0; i < every.size(); ++i) CHECK(every[i] == static_cast<double>(x[i]));
+  }
+  std::vector<double> back(static_cast<std::size_t>(numel));
+  dm::full_tensor(mesh, spec, ext, rooted, back);
+  CHECK(back == full);
+  dm::check_from_local(mesh, spec, ext, every);
+  ++checked;
+}
+
 using mesh24 = dm::mesh<dm::dim<"dp", 2>, dm::dim<"tp", 4>>;
 
 }  // namespace
@@ -214,4 +249,45 @@ TEST_CASE("with the check mode, a rank's wrong size or another spec throws on ev
   };
   CHECK_THROWS_WITH_AS(other(), doctest::Contains("S(0),S(1)"), dm::mesh_error);
   dm::redistribute(mesh, rows{}, cols{}, ext, in, out);  // and the mesh still works
+}
+
+TEST_CASE("distribute (from every rank, from a root), full_tensor and check_from_local on every recorded target") {
+  if (test::world_size() != 8) return test::skip("the recorded pairs are on meshes of 8 ranks");
+  const json data = load(DEVMESH_PYTORCH_REDISTRIBUTE_JSON);
+  int index = 0, checked = 0;
+  for (const json& c : data["cases"].items) {
+    CAPTURE(c["id"].str);
+    const std::size_t ndim = c["mesh"]["shape"].items.size(), rank = c["tensor_shape"].items.size();
+    if (ndim == 1) rank == 1 ? distribute_case<1, mesh1>(c, index, checked) : distribute_case<2, mesh1>(c, index, checked);
+    if (ndim == 2) rank == 1 ? distribute_case<1, mesh2>(c, index, checked) : distribute_case<2, mesh2>(c, index, checked);
+    if (ndim == 3) rank == 1 ? distribute_case<1, mesh3>(c, index, checked) : distribute_case<2, mesh3>(c, index, checked);
+    ++index;
+  }
+  CHECK(checked == static_cast<int>(data["cases"].items.size()));
+}
+
+TEST_CASE("check_from_local: a rank's wrong block or another spec throws on every rank; distribute's misuse") {
+  if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
+  auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{});
+  using rows = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>>;
+  using cols = dm::sharding<mesh24, dm::on<"tp", dm::shard<1>>>;
+  const dm::extents<8, 8> ext;
+  const int r = mesh.position();
+  std::vector<float> block(r == 6 ? 31 : 32);
+  CHECK_THROWS_WITH_AS(dm::check_from_local(mesh, rows{}, ext, block),
+                       doctest::Contains("rank 6: the local block has 31 elements"), dm::mesh_error);
+  block.resize(32);
+  const auto other = [&] {
+    if (r == 2) return dm::check_from_local(mesh, cols{}, ext, std::vector<float>(16));
+    dm::check_from_local(mesh, rows{}, ext, block);
+  };
+  CHECK_THROWS_WITH_AS(other(), doctest::Contains("R,S(1)"), dm::mesh_error);
+  dm::check_from_local(mesh, rows{}, ext, block);
+
+  std::vector<float> full(64), local(32);
+  CHECK_THROWS_WITH_AS(dm::distribute(mesh, rows{}, ext, full, local, 8), doctest::Contains("root index is not in [0, 8)"),
+                       dm::mesh_error);
+  std::vector<float> short_full(r == 3 ? 63 : 0);
+  CHECK_THROWS_WITH_AS(dm::distribute(mesh, rows{}, ext, short_full, local, 3), doctest::Contains("in has 63 elements"),
+                       dm::mesh_error);
 }

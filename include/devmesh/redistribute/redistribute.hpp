@@ -66,7 +66,7 @@ std::string redistribute_error(const std::string& call, const device_mesh<Layout
              " under " + spec + " has " + std::to_string(want);
   const auto* a = static_cast<const unsigned char*>(in);
   const auto* b = static_cast<const unsigned char*>(out);
-  if (n_in && n_out && a < b + n_out * element && b < a + n_in * element)
+  if (a && b && n_in && n_out && a < b + n_out * element && b < a + n_in * element)
     return at + "in and out overlap (redistribute does not work in place)";
   return {};
 }
@@ -100,23 +100,8 @@ void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<La
   const std::string call = detail::redistribute_call<T>(mesh, from, to, ext);
   const auto plan = plan_redistribute(from, to);  // the pairs it refuses throw alike on every rank
   mesh.agree_on_call(call, detail::redistribute_error(call, mesh, from, to, ext, src, n_in, dst, n_out, sizeof(T)));
-  const int pos = mesh.position();
-  std::vector<T> now(src, src + n_in), next;
-  for (const auto& s : plan) {
-    switch (s.kind) {
-      case step_kind::local: detail::run_local(mesh.layout(), s, ext, pos, now, next); break;
-      case step_kind::all_reduce: {
-        int me = 0;
-        const auto group = detail::group_positions(mesh.layout(), s.group, pos, me);
-        detail::run_all_reduce(mesh, s, static_cast<int>(group.size()), me, now, next);
-        break;
-      }
-      case step_kind::reduce_scatter: detail::run_reduce_scatter(mesh, s, ext, pos, now, next); break;
-      case step_kind::all_gather:
-      case step_kind::all_to_all: detail::run_exchange(mesh, s, ext, pos, now, next); break;
-    }
-    now.swap(next);
-  }
+  std::vector<T> now(src, src + n_in);
+  detail::run_plan(mesh, plan, ext, now);
   if (now.size() != n_out) detail::fail_step("last", "the plan's result does not have the target's size");
   std::copy(now.begin(), now.end(), dst);
 }

@@ -150,4 +150,27 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
   if (filled != out.size()) fail_step(step_name(s.kind), "the new block is not covered by the group's blocks");
 }
 
+/// Every step of plan p on this rank: `now`, its block under the plan's first spec, becomes
+/// its block under the last.
+template <class DeviceMesh, int N, class E, class T>
+void run_plan(const DeviceMesh& mesh, const redistribute_plan<N>& p, const E& ext, std::vector<T>& now) {
+  const int pos = mesh.position();
+  std::vector<T> next;
+  for (const auto& s : p) {
+    switch (s.kind) {
+      case step_kind::local: run_local(mesh.layout(), s, ext, pos, now, next); break;
+      case step_kind::all_reduce: {
+        int me = 0;
+        const auto group = group_positions(mesh.layout(), s.group, pos, me);
+        run_all_reduce(mesh, s, static_cast<int>(group.size()), me, now, next);
+        break;
+      }
+      case step_kind::reduce_scatter: run_reduce_scatter(mesh, s, ext, pos, now, next); break;
+      case step_kind::all_gather:
+      case step_kind::all_to_all: run_exchange(mesh, s, ext, pos, now, next); break;
+    }
+    now.swap(next);
+  }
+}
+
 }  // namespace devmesh::detail

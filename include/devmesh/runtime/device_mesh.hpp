@@ -188,9 +188,10 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   /// bounded step over the whole mesh's group, that none has a `local_error` (else every rank
   /// throws mesh_error naming the failed ranks) and that all describe the call alike
   /// (`call`: the specs, extents, element type; else every rank throws naming who differs).
-  /// Off, a local_error throws on this rank only, as a typed collective's checks do.
-  void agree_on_call(std::string_view call, const std::string& local_error) const {
-    if (!check_) {
+  /// Off, a local_error throws on this rank only, as a typed collective's checks do;
+  /// `always` agrees whatever the mode (an explicit check, as PyTorch's run_check).
+  void agree_on_call(std::string_view call, const std::string& local_error, bool always = false) const {
+    if (!check_ && !always) {
       if (!local_error.empty()) throw mesh_error(local_error);
       return;
     }

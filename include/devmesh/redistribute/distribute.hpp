@@ -1,0 +1,154 @@
+// devmesh/redistribute/distribute.hpp: DTensor's ways in and out of a spec, on redistribute's
+// steps: distribute (a full tensor on every rank, or on one root, to this rank's block),
+// full_tensor (the whole tensor on every rank) and check_from_local (PyTorch's
+// from_local(run_check=True): every rank's block is the spec's, agreed).
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <ranges>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../core/diagnostics.hpp"
+#include "../runtime/device_mesh.hpp"
+#include "../sharding/dynamic_spec.hpp"
+#include "../sharding/plan.hpp"
+#include "../sharding/spec.hpp"
+#include "redistribute.hpp"
+#include "steps.hpp"
+
+namespace devmesh {
+
+namespace detail {
+
+/// Every dim of the mesh, as a step's group bits.
+template <class Layout>
+constexpr unsigned all_dims() {
+  static_assert(Layout::ndim < 32, "devmesh: redistribute: a group is a bit set of at most 31 dims");
+  return (1u << Layout::ndim) - 1u;
+}
+
+/// spec with its Partial dims replicated: what a root sends (the last local step makes the
+/// Partial blocks, zeros where a sum must not count twice).
+template <class Layout, class S>
+dynamic_sharding<Layout> without_partial(const basic_sharding<Layout, S>& spec) {
+  auto t = spec.table();
+  for (int d = 0; d < Layout::ndim; ++d)
+    if (t.at[d].is_partial()) t.at[d] = placement::replicated();
+  return spec_of_table(spec.mesh(), normalized(t, basic_sharding<Layout, S>::application_order));
+}
+
+}  // namespace detail
+
+/// PyTorch's DTensor.full_tensor(): `full` (the tensor's row-major elements, on every rank)
+/// from this rank's block `local` under `spec`; redistribute to every dim Replicate.
+template <class Layout, class Comm, class S, class E, std::ranges::contiguous_range In,
+          std::ranges::contiguous_range Out>
+void full_tensor(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
+                 const In& local, Out&& full) {
+  redistribute(mesh, spec, dynamic_sharding<Layout>(spec.mesh()), ext, local, std::forward<Out>(full));
+}
+
+/// PyTorch's distribute_tensor(..., src_data_rank=None): every rank holds the whole tensor
+/// `full` and keeps its block under `spec` in `local`. No communication (a Partial spec
+/// keeps the value on coordinate 0 of its dims, zeros elsewhere, so the sum is exact).
+template <class Layout, class Comm, class S, class E, std::ranges::contiguous_range In,
+          std::ranges::contiguous_range Out>
+void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
+                const In& full, Out&& local) {
+  redistribute(mesh, dynamic_sharding<Layout>(spec.mesh()), spec, ext, full, std::forward<Out>(local));
+}
+
+/// PyTorch's distribute_tensor(..., src_data_rank=root): only the rank at index `root` of the
+/// mesh (row-major over its dims; a root mesh's rank) reads `full`, the others may pass an
+/// empty range; every rank gets its block under `spec` in `local`. First one bounded agreement
+/// over the mesh, whatever the check mode (only the root can check `full`'s size, and a rank's
+/// error must reach every rank), then one collective: a broadcast where the spec shards
+/// nothing, else an all_to_allv in which the root sends each rank exactly its block.
+template <class Layout, class Comm, class S, class E, std::ranges::contiguous_range In,
+          std::ranges::contiguous_range Out>
+void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
+                const In& full, Out&& local, int root) {
+  using T = std::ranges::range_value_t<Out>;
+  static_assert(std::is_same_v<std::remove_cv_t<std::ranges::range_value_t<In>>, T>,
+                "devmesh: distribute: full and local must hold the same element type");
+  static_assert(detail::runs_redistribute<Comm, T>,
+                "devmesh: distribute needs a backend with the v-collectives all_to_allv and reduce_scatterv on "
+                "host memory: the MPI backend has them; the NCCL backend does not yet");
+  if (!mesh.is_member())
+    throw mesh_error("devmesh: distribute on " + to_string(mesh) + ": this rank is not a member of the mesh");
+  const auto& m = mesh.layout();
+  const dynamic_sharding<Layout> whole(spec.mesh());
+  const auto sent = detail::without_partial(spec);
+  const auto last = plan_redistribute(sent, spec);  // local steps only; refuses what redistribute refuses
+  const int pos = mesh.position();
+  int me = 0;
+  const std::vector<int> group = detail::group_positions(m, detail::all_dims<Layout>(), pos, me);
+  const std::size_t n_full = std::ranges::size(full), n_local = std::ranges::size(local);
+  const std::string call = detail::redistribute_call<T>(mesh, whole, spec, ext) + ", from the rank at index " +
+                           std::to_string(root);
+  std::string error;
+  if (root < 0 || root >= static_cast<int>(group.size()))
+    error = call + ": the root index is not in [0, " + std::to_string(group.size()) + ")";
+  else
+    error = me == root ? detail::redistribute_error(call, mesh, whole, spec, ext, std::ranges::data(full), n_full,
+                                                    std::ranges::data(local), n_local, sizeof(T))
+                       : detail::redistribute_error(call, mesh, spec, spec, ext, nullptr, n_local, nullptr, n_local,
+                                                    sizeof(T));  // full is not read here
+  mesh.agree_on_call(call, error, true);  // only the root can check full: always agreed (a one-off call)
+  const auto& c = mesh.flattened_comm(detail::all_dims<Layout>());
+  const T* src = std::ranges::data(full);
+  std::vector<T> now(static_cast<std::size_t>(sent.local_size(ext, pos)));
+  bool sharded = false;
+  for (int d = 0; d < Layout::ndim; ++d) sharded = sharded || sent.table().at[d].is_shard();
+  if (!sharded) {  // every rank's block is the whole tensor
+    if (me == root) std::copy(src, src + n_full, now.begin());
+    c.broadcast(now.data(), now.size(), root, {});
+  } else {
+    const std::size_t n = group.size();
+    std::vector<std::size_t> send_counts(n), recv_counts(n);
+    std::vector<T> send;
+    if (me == root)
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto add = [&](tensor_index k, tensor_index o) {
+          if (static_cast<int>(i) == me) now[static_cast<std::size_t>(o)] = src[k];
+          else send.push_back(src[k]);
+        };
+        const auto count = static_cast<std::size_t>(for_each_shared(whole, pos, sent, group[i], ext, add));
+        if (static_cast<int>(i) != me) send_counts[i] = count;
+      }
+    else
+      recv_counts[static_cast<std::size_t>(root)] = now.size();
+    c.all_to_allv(send.data(), std::span<const std::size_t>(send_counts), now.data(),
+                  std::span<const std::size_t>(recv_counts), {});
+  }
+  detail::run_plan(mesh, last, ext, now);
+  std::copy(now.begin(), now.end(), std::ranges::data(local));
+}
+
+/// The checks of PyTorch's DTensor.from_local(..., run_check=True): this rank's block `local`
+/// has the size spec gives it, on every rank, and every rank names the same spec, extents and
+/// element type; else every rank throws mesh_error naming the ranks. One bounded agreement
+/// over the mesh, whatever the check mode. (PyTorch also broadcasts Replicate blocks from
+/// rank 0; devmesh leaves the values as they are.)
+template <class Layout, class Comm, class S, class E, std::ranges::contiguous_range In>
+void check_from_local(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
+                      const In& local) {
+  using T = std::remove_cv_t<std::ranges::range_value_t<In>>;
+  if (!mesh.is_member())
+    throw mesh_error("devmesh: from_local on " + to_string(mesh) + ": this rank is not a member of the mesh");
+  std::string call = "devmesh: from_local " + to_string(spec) + " on " + to_string(mesh.layout()) + ", extents (";
+  for (int t = 0; t < E::rank_value; ++t) call += (t ? ", " : "") + std::to_string(ext.extent(t));
+  call += "), element type " + std::string(detail::type_name<T>());
+  const tensor_index want = spec.local_size(ext, mesh.position());
+  const auto n = static_cast<tensor_index>(std::ranges::size(local));
+  std::string error;
+  if (n != want)
+    error = call + ", rank " + std::to_string(mesh.rank()) + ": the local block has " + std::to_string(n) +
+            " elements; the block of position " + std::to_string(mesh.position()) + " has " + std::to_string(want);
+  mesh.agree_on_call(call, error, true);
+}
+
+}  // namespace devmesh
