@@ -5,6 +5,13 @@
 //   10_sharding --world 8 --mesh dp=2,tp=4 --shape 13,6 --placements "S(0),R"   (no MPI ranks)
 //   ... --json   one line per rank: {"rank": r, "coordinate": [...], "local_shape": [...],
 //                "global_offset": [...]} (each rank prints its own; --world: all of them)
+//   ... --to "R,S(1)"         the redistribute plan to another spec: steps, groups, bytes
+//   mpirun -np 8 10_sharding ... --to "R,S(1)" --run   and runs it (tensors of 1 or 2 dims)
+//
+// --run starts from the tensor 0, 1, 2, ... (row-major); a Partial source holds, on each
+// rank, its block multiplied by 1 + the rank's index in the group of the Partial dims, so the
+// tensor it stands for is known. Each rank checks its block after (a Partial target: through
+// full_tensor); --json adds "plan" and "local" (the values after) to each rank's line.
 //
 // Without --json, rank 0 prints every rank's coordinate, local shape and global offset, and
 // for 1-D and 2-D tensors the tensor's cells labelled by the ranks that hold them. Meshes are
@@ -12,6 +19,9 @@
 // of any size (dm::parse_mesh); tensors of rank 0 to 4.
 #include <devmesh/devmesh.hpp>
 #include <devmesh/sharding.hpp>
+#if defined(DEVMESH_WITH_MPI)
+#include <devmesh/redistribute.hpp>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -20,6 +30,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace dm = devmesh;
@@ -33,6 +44,8 @@ struct options {
   bool json = false;
   bool values = false;  // --json: also "local_values", the global linear index of each held element
   int world = 0;  // > 0: a simulated world of that many ranks, no MPI
+  std::string to;    // --to: the spec to plan a redistribute to
+  bool run = false;  // --run: and run it (MPI)
 };
 
 options parse_args(int argc, char** argv) {
@@ -49,10 +62,14 @@ options parse_args(int argc, char** argv) {
     else if (a == "--json") o.json = true;
     else if (a == "--values") o.values = true;
     else if (a == "--world") o.world = std::atoi(value().c_str());
+    else if (a == "--to") o.to = value();
+    else if (a == "--run") o.run = true;
     else
       throw std::runtime_error("unknown argument '" + std::string(a) +
-                               "' (--mesh, --shape, --placements, --json, --values, --world)");
+                               "' (--mesh, --shape, --placements, --json, --values, --world, --to, --run)");
   }
+  if (o.run && o.to.empty()) throw std::runtime_error("--run needs --to (the spec to redistribute to)");
+  if (o.run && o.world > 0) throw std::runtime_error("--run runs on MPI ranks: drop --world");
   return o;
 }
 
@@ -136,15 +153,95 @@ std::string picture(const Spec& spec, const E& ext) {
   return s;
 }
 
+int world_size(int simulated) { return simulated; }
+#if defined(DEVMESH_WITH_MPI)
+int world_size(const dm::mpi::communicator& world) { return world.size(); }
+#endif
+
+/// The plan from spec to `to`, and what it sends per rank (float64), as text.
+template <class Mesh, class Spec, class E>
+std::string plan_text(const Mesh& mesh, const Spec& spec, const Spec& to, const E& ext) {
+  const auto plan = dm::plan_redistribute(spec, to);
+  std::string s = "redistribute " + dm::to_string(spec) + " -> " + dm::to_string(to) + ": " +
+                  std::to_string(plan.collectives()) + " collective(s)\n" + dm::to_string(plan, mesh);
+  std::vector<dm::tensor_index> bytes;
+  dm::tensor_index total = 0;
+  for (int r = 0; r < mesh.size(); ++r) total += bytes.emplace_back(dm::bytes_sent(mesh, plan, ext, r, 8));
+  return s + "bytes sent per rank (float64): " + json_list(bytes) + ", " + std::to_string(total) + " in all\n";
+}
+
+/// The source values --run starts from: held_indices, times 1 + the rank's index in the group
+/// of the Partial dims; and the tensor they stand for at linear index x.
+template <class Mesh, class Spec>
+struct run_values {
+  int partial_ranks = 1, index = 0;
+  dm::reduction op = dm::reduction::sum;
+  run_values(const Mesh& m, const Spec& spec, int r) {
+    for (int d = 0; d < Mesh::ndim; ++d)
+      if (spec.table().at[d].is_partial())
+        index = index * m.size(d) + m.coordinate(r)[static_cast<std::size_t>(d)], partial_ranks *= m.size(d),
+        op = spec.table().at[d].op;
+  }
+  double tensor(dm::tensor_index x) const {
+    double v = static_cast<double>(x), r = v;
+    for (int i = 1; i < partial_ranks; ++i) {
+      const double w = v * (1 + i);
+      r = op == dm::reduction::min ? std::min(r, w) : op == dm::reduction::max ? std::max(r, w) : r + w;
+    }
+    return op == dm::reduction::avg ? r / partial_ranks : r;
+  }
+};
+
+#if defined(DEVMESH_WITH_MPI)
+/// --run: the plan run on the world's ranks; each rank checks the tensor its block stands for.
+template <class Mesh, class Spec, class E>
+void run_plan(const options& o, const dm::mpi::communicator& world, const Mesh& mesh, const Spec& spec,
+              const Spec& to, const E& ext) {
+  auto dmesh = dm::init_device_mesh(world, mesh);
+  const int r = dmesh.position();
+  const run_values<Mesh, Spec> source(mesh, spec, r);
+  std::vector<double> in, out(static_cast<std::size_t>(to.local_size(ext, r)));
+  for (dm::tensor_index x : held_indices(spec, ext, r)) in.push_back(static_cast<double>(x) * (1 + source.index));
+  dm::redistribute(dmesh, spec, to, ext, in, out);
+  std::vector<double> whole(static_cast<std::size_t>(ext.size()));
+  dm::full_tensor(dmesh, to, ext, out, whole);  // what the blocks after stand for
+  int right = 1;
+  for (std::size_t x = 0; x < whole.size(); ++x) right = right && whole[x] == source.tensor(static_cast<dm::tensor_index>(x));
+  world.all_reduce(&right, &right, 1, dm::op::min);
+  if (o.json) {
+    std::string plan = plan_text(mesh, spec, to, ext), escaped;
+    for (char c : plan) escaped += c == '\n' ? std::string("\\n") : c == '"' ? std::string("\\\"") : std::string(1, c);
+    std::printf("{\"rank\": %d, \"plan\": \"%s\", \"local\": [", r, escaped.c_str());
+    for (std::size_t i = 0; i < out.size(); ++i) std::printf("%s%g", i ? ", " : "", out[i]);
+    std::printf("], \"right\": %s}\n", right ? "true" : "false");
+  } else if (r == 0) {
+    std::printf("\nran on %d ranks: the blocks after stand for the source's tensor: %s\n", dmesh.size(),
+                right ? "yes, on every rank" : "NO");
+  }
+  if (!right) throw std::runtime_error("--run: the blocks after redistribute are wrong");
+}
+#endif
+
 /// Every rank's block (or, me >= 0, this rank's), printed as the options ask.
-template <class Mesh, int R>
-void answer(const options& o, const std::vector<dm::tensor_index>& shape, int world, int me) {
-  const Mesh mesh = dm::parse_mesh<Mesh>(o.mesh, world);
+template <class Mesh, int R, class World>
+void answer(const options& o, const std::vector<dm::tensor_index>& shape, const World& world, int me) {
+  const Mesh mesh = dm::parse_mesh<Mesh>(o.mesh, world_size(world));
   const auto spec = dm::parse_sharding(o.placements, mesh);
   std::array<dm::tensor_index, R> all{};
   for (int d = 0; d < R; ++d) all[static_cast<std::size_t>(d)] = shape[static_cast<std::size_t>(d)];
   const auto ext = dm::dextents<R>::from_array(all);
   spec.check(ext);
+  if (!o.to.empty()) {
+    const auto to = dm::parse_sharding(o.to, mesh);
+    to.check(ext);
+    if (o.run && R != 1 && R != 2) throw std::runtime_error("--run: tensors of 1 or 2 dims here");
+    if (me <= 0 && !(o.run && o.json)) std::printf("%s", plan_text(mesh, spec, to, ext).c_str());
+#if defined(DEVMESH_WITH_MPI)
+    if constexpr ((R == 1 || R == 2) && !std::is_same_v<World, int>)
+      if (o.run) run_plan(o, world, mesh, spec, to, ext);
+#endif
+    return;
+  }
   if (o.json) {
     for (int r = me < 0 ? 0 : me; r < (me < 0 ? mesh.size() : me + 1); ++r)
       std::printf("{\"rank\": %d, \"coordinate\": %s, \"local_shape\": %s, \"global_offset\": %s%s}\n", r,
@@ -163,8 +260,8 @@ void answer(const options& o, const std::vector<dm::tensor_index>& shape, int wo
   if constexpr (R == 1 || R == 2) std::printf("\nwho holds each element (rows: tensor dim 0)\n%s", picture(spec, ext).c_str());
 }
 
-template <class Mesh>
-void answer_any_rank(const options& o, int world, int me) {
+template <class Mesh, class World>
+void answer_any_rank(const options& o, const World& world, int me) {
   const auto shape = parse_shape(o.shape);
   switch (shape.size()) {
     case 0: return answer<Mesh, 0>(o, shape, world, me);
@@ -175,8 +272,9 @@ void answer_any_rank(const options& o, int world, int me) {
   }
 }
 
-/// The mesh type named by --mesh's dims.
-void answer_any_mesh(const options& o, int world, int me) {
+/// The mesh type named by --mesh's dims; World: the simulated world's size, or MPI's world.
+template <class World>
+void answer_any_mesh(const options& o, const World& world, int me) {
   std::string names;
   for (std::size_t i = 0, start = 0; i <= o.mesh.size(); ++i)
     if (i == o.mesh.size() || o.mesh[i] == ',') {
@@ -203,7 +301,7 @@ int main(int argc, char** argv) {
 #if defined(DEVMESH_WITH_MPI)
     dm::mpi::environment env(argc, argv);
     auto world = dm::mpi::world();
-    return dm::report_once(world, [&] { answer_any_mesh(o, world.size(), world.rank()); });
+    return dm::report_once(world, [&] { answer_any_mesh(o, world, world.rank()); });
 #else
     throw std::runtime_error("built without MPI: give --world N");
 #endif
