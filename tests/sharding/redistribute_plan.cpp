@@ -10,6 +10,7 @@
 // lower bound (each rank receives only what its new block lacks). In total, at most 0.5x
 // PyTorch's bytes. The pairs PyTorch refuses (R -> P) are planned and checked too.
 #include "pytorch_data.hpp"
+#include "random_specs.hpp"
 
 #include <devmesh/sharding/plan.hpp>
 #include <devmesh/sharding/plan_cost.hpp>
@@ -139,6 +140,13 @@ bool simulate(const Mesh& m, const dm::plan_step<N>& s, const E& ext, values& v,
         }
       }
     });
+    if (s.kind == dm::step_kind::local)  // a block made Partial(sum) keeps every element it held
+      for (int d = 0; d < Mesh::ndim; ++d)
+        if (s.after.at[d].is_partial() && !s.before.at[d].is_partial() && s.after.at[d].op == dm::reduction::sum &&
+            !s.before.at[d].is_replicate())
+          for_each_held(before, ext, r, [&](dm::tensor_index, dm::tensor_index x) {
+            if (std::isnan(out[r][x])) ok = false, why = "a block made Partial loses an element it held";
+          });
     if (s.kind == dm::step_kind::all_reduce && before.local_size(ext, r) != after.local_size(ext, r))
       ok = false, why = "an all_reduce that changes the block";
     if (s.kind == dm::step_kind::all_gather)  // the result is the group's blocks, all of them
@@ -253,6 +261,32 @@ void check_pair(const json& c, totals& sum) {
   }
 }
 
+// ---- random pairs on meshes of 1 to 8 ranks, run on the simulator ---------------------------
+/// Plans and simulates `pairs` random pairs on m: every step feasible, the values after stand
+/// for the source's tensor. Returns the number of pairs.
+template <int R, class Mesh>
+int simulate_random(const Mesh& m, const std::array<dm::tensor_index, R>& shape, int pairs, std::mt19937& rng) {
+  const auto ext = dm::dextents<R>::from_array(shape);
+  dm::tensor_index numel = 1;
+  for (auto e : shape) numel *= e;
+  for (int i = 0; i < pairs; ++i) {
+    const auto src = random_spec<R>(m, rng), dst = random_spec<R>(m, rng);
+    const auto plan = dm::plan_redistribute(src, dst);
+    CAPTURE(dm::to_string(src));
+    CAPTURE(dm::to_string(dst));
+    CAPTURE(dm::to_string(plan, m));
+    values v = source_values(m, src, ext, numel);
+    const std::vector<double> full = reduced(m, src.table(), v);
+    for (int k = 0; k < plan.count; ++k) {
+      std::string why;
+      REQUIRE_MESSAGE(simulate(m, plan[k], ext, v, why), why);
+    }
+    const std::vector<double> after = reduced(m, dst.table(), v);
+    for (dm::tensor_index x = 0; x < numel; ++x) REQUIRE(after[x] == doctest::Approx(full[x]));
+  }
+  return pairs;
+}
+
 // ---- static specs: the plan and its cost are constants -------------------------------------
 using mesh24 = dm::mesh<dm::dim<"dp", 2>, dm::dim<"tp", 4>>;
 using rows_twice = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<0>>>;  // [S(0), S(0)]
@@ -290,11 +324,34 @@ TEST_SUITE("sharding_redistribute_plan") {
                       << " B, the lower bound " << sum.bound_plain << " B");
     CHECK(sum.pairs >= 500);
     // Without Partial placements every plan moves exactly the lower bound (0.40x PyTorch's
-    // bytes). Over every pair, 0.555x: issue 20's goal of 0.5x is not reached, because the
+    // bytes). Over every pair, 0.559x: issue 20's goal of 0.5x is not reached, because the
     // Partial pairs are bound by the ring all_reduce / reduce_scatter that PyTorch issues too
     // (devmesh saves there by one collective over several dims and by reducing less).
     CHECK(sum.ours_plain == sum.bound_plain);
     CHECK(sum.ours <= 0.56 * sum.theirs);
     if (const char* path = std::getenv("DEVMESH_PLAN_TABLE")) std::ofstream(path) << sum.table;
+  }
+}
+
+TEST_SUITE("sharding_redistribute_plan") {
+  TEST_CASE("random pairs on every mesh of 1 to 8 ranks (size-1 dims, explicit orders): feasible and right") {
+    std::mt19937 rng(20261126);
+    int pairs = 0;
+    for (int n = 1; n <= 8; ++n) {
+      const auto shapes = [&](const auto& m) {
+        pairs += simulate_random<1>(m, {7}, 100, rng);
+        pairs += simulate_random<2>(m, {5, 3}, 100, rng);
+        pairs += simulate_random<2>(m, {0, 4}, 20, rng);
+        pairs += simulate_random<2>(m, {2, 9}, 100, rng);
+      };
+      shapes(mesh1(n));
+      for (int a = 1; a <= n; ++a)
+        if (n % a == 0) shapes(mesh2(a, n / a));
+      for (int a = 1; a <= n; ++a)
+        for (int b = 1; a * b <= n; ++b)
+          if (n % (a * b) == 0) shapes(mesh3(a, b, n / (a * b)));
+    }
+    MESSAGE(pairs << " random pairs planned and simulated");
+    CHECK(pairs > 10000);
   }
 }

@@ -53,6 +53,8 @@ void run_local(const Mesh& m, const plan_step<N>& s, const E& ext, int pos, cons
   });
   if (kept != static_cast<tensor_index>(out.size()) && !may_zero)
     fail_step("local", "the new block has elements the old one lacks");
+  if (may_zero && kept != a.local_size(ext, pos))  // a Partial(sum) block keeps every element it held
+    fail_step("local", "a block made Partial loses elements it held");
 }
 
 /// The communicator of the step's group, checked against the group the plan means.

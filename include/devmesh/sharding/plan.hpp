@@ -136,19 +136,45 @@ constexpr void append_shard(placement_table<N>& t, const application_order<N>& o
   t = normalized(t, o);
 }
 
-/// True if appending dim d to tensor dim t's chain in `now` gives the start of its chain in
-/// `target` (so the slice keeps what `target` holds).
+/// True if dim d comes after every dim of tensor dim k's chain in `now` in application order:
+/// then d's cut splits each block of `now` (PyTorch's nested Shard), whatever the extents. A
+/// dim that comes earlier needs an explicit order, whose uneven cuts (_StridedShard's) need not
+/// lie within the blocks of `now`: a step that slices or reduce-scatters into them would miss
+/// elements, so the planner never makes one (an exchange computes what moves instead).
+template <int N>
+constexpr bool cuts_within(const placement_table<N>& now, const application_order<N>& o, int d, int k) {
+  const auto c = dims_in_shard_order(now, o, k);
+  for (int i = 0; i < c.count; ++i)
+    if (o.pos[c.dims[i]] > o.pos[d]) return false;
+  return true;
+}
+
+/// True if appending dim d to tensor dim t's chain in `now` cuts within its blocks and gives
+/// the start of its chain in `target` (so the slice keeps what `target` holds).
 template <int N>
 constexpr bool appends_toward(const placement_table<N>& now, const placement_table<N>& target,
                               const application_order<N>& o, int d, int k) {
+  if (!cuts_within(now, o, d, k)) return false;
   auto next = now;
   append_shard(next, o, d, k);
   const auto c = dims_in_shard_order(next, o, k);
   return chain_starts(next, c, c.count, target, dims_in_shard_order(target, o, k));
 }
 
+/// True if the first `count` dims of chain c are all applied (application order) before the
+/// rest of it: then their block is the union of the rest's blocks within it, whatever the
+/// extents (an explicit order's uneven cuts only guarantee that much).
+template <int N>
+constexpr bool applied_first(const shard_dims<N>& c, int count, const application_order<N>& o) {
+  for (int i = 0; i < count; ++i)
+    for (int j = count; j < c.count; ++j)
+      if (o.pos[c.dims[i]] > o.pos[c.dims[j]]) return false;
+  return true;
+}
+
 /// The dims of `now` that shard a tensor dim and are not in the common start of its chains in
-/// `now` and `target`: the dims whose blocks change (the exchange's group).
+/// `now` and `target` (a start applied first in both): the dims whose blocks change (the
+/// exchange's group).
 template <int N>
 constexpr unsigned changed_shard_dims(const placement_table<N>& now, const placement_table<N>& target,
                                       const application_order<N>& o) {
@@ -156,7 +182,9 @@ constexpr unsigned changed_shard_dims(const placement_table<N>& now, const place
   for (int k = 0; k <= now.max_tensor_dim(); ++k) {
     const auto a = dims_in_shard_order(now, o, k), b = dims_in_shard_order(target, o, k);
     int common = 0;
-    while (common < a.count && chain_starts(now, a, common + 1, target, b)) ++common;
+    while (common < a.count && chain_starts(now, a, common + 1, target, b) && applied_first(a, common + 1, o) &&
+           applied_first(b, common + 1, o))
+      ++common;
     for (int i = common; i < a.count; ++i) g |= 1u << a.dims[i];
   }
   return g;
@@ -197,6 +225,7 @@ constexpr placement_table<N> plan_reductions(redistribute_plan<N>& p, placement_
     for (int i = 0; i < c.count; ++i) {
       const int d = c.dims[i];
       if (!may_scatter || ((reduce >> d) & 1u) == 0 || dst.at[d].split_factor != 1) continue;
+      if (!cuts_within(next, o, d, k)) break;  // this dim and the rest of the chain: all_reduce
       append_shard(next, o, d, k);
       scatter |= 1u << d;
     }
@@ -225,6 +254,7 @@ constexpr placement_table<N> exchange_target(const placement_table<N>& now, cons
   for (int d = 0; d < D; ++d) {  // S -> P(sum): the shard kept where it cuts as in `now`
     const placement s = now.at[d];
     if (!dst.at[d].is_partial() || dst.at[d].op != reduction::sum || !s.is_shard() || s.split_factor != 1) continue;
+    if (!cuts_within(want, o, d, s.tensor_dim)) continue;
     auto kept = want;
     append_shard(kept, o, d, s.tensor_dim);
     if (((changed_shard_dims(now, kept, o) >> d) & 1u) == 0) want = kept;
@@ -245,7 +275,8 @@ constexpr placement_table<N> zero_filled(const placement_table<N>& now, const pl
     for (int i = c.count - 1; i >= 0; --i) {  // from the last cut back, while they qualify
       const int d = c.dims[i];
       const bool to_sum = dst.at[d].is_partial() && dst.at[d].op == reduction::sum;
-      if (!to_sum || now.at[d].split_factor != 1) break;
+      // the block must grow to the one of the cuts before (so they must be applied first)
+      if (!to_sum || now.at[d].split_factor != 1 || !applied_first(c, i, o)) break;
       out.at[d] = dst.at[d];
     }
   }
