@@ -2,6 +2,7 @@
 // rank, blocks packed in rank order): what redistribute runs on uneven and empty shards
 // instead of padding. Optional members of the communicator concept (runtime/backend.hpp).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -37,17 +38,38 @@ void packed_counts(const comm_handle& h, const char* what, std::span<const std::
   int_count(what, total);
 }
 
-/// MPI_Alltoallv: send_counts[j] elements (packed in rank order) to rank j, recv_counts[i]
-/// from rank i (packed likewise).
+/// MPI's int counts and displacements from per-rank element counts and displacements (empty
+/// displacements: packed in rank order); throws mesh_error when one does not fit an int.
+/// Returns the extent of the buffer the blocks span.
+template <class = void>
+std::size_t counts_at(const comm_handle& h, const char* what, std::span<const std::size_t> counts,
+                      std::span<const std::size_t> at, std::vector<int>& c, std::vector<int>& displs) {
+  if (at.empty()) {
+    packed_counts(h, what, counts, c, displs);
+    return static_cast<std::size_t>(displs.back()) + counts.back();
+  }
+  if (at.size() != counts.size())
+    throw mesh_error("devmesh: mpi: " + std::string(what) + ": " + std::to_string(at.size()) +
+                     " displacements for " + std::to_string(counts.size()) + " counts");
+  packed_counts(h, what, counts, c, displs);
+  std::size_t end = 0;
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    displs[i] = int_count(what, at[i]);
+    end = std::max(end, at[i] + counts[i]);
+  }
+  return end;
+}
+
+/// MPI_Alltoallv: send_counts[j] elements to rank j from send + send_at[j], recv_counts[i]
+/// from rank i to recv + recv_at[i] (empty displacements: packed in rank order).
 template <class T>
-void all_to_allv(const comm_handle& h, const T* send, std::span<const std::size_t> send_counts, T* recv,
-                 std::span<const std::size_t> recv_counts) {
+void all_to_allv(const comm_handle& h, const T* send, std::span<const std::size_t> send_counts,
+                 std::span<const std::size_t> send_at, T* recv, std::span<const std::size_t> recv_counts,
+                 std::span<const std::size_t> recv_at) {
   const MPI_Comm comm = h.use("all_to_allv");
   std::vector<int> sc, sd, rc, rd;
-  packed_counts(h, "all_to_allv", send_counts, sc, sd);
-  packed_counts(h, "all_to_allv", recv_counts, rc, rd);
-  const std::size_t ns = static_cast<std::size_t>(sd.back()) + send_counts.back();
-  const std::size_t nr = static_cast<std::size_t>(rd.back()) + recv_counts.back();
+  const std::size_t ns = counts_at(h, "all_to_allv", send_counts, send_at, sc, sd);
+  const std::size_t nr = counts_at(h, "all_to_allv", recv_counts, recv_at, rc, rd);
   const std::vector<T> copy = copy_if_overlapping(send, ns, recv, nr);
   check(MPI_Alltoallv(copy.empty() ? send : copy.data(), sc.data(), sd.data(), datatype<T>(), recv, rc.data(),
                       rd.data(), datatype<T>(), comm),

@@ -144,12 +144,14 @@ class communicator {
   void all_to_all(const T* send, T* recv, std::size_t count_per_rank, stream_type = {}) const {
     detail::all_to_all(h_, send, recv, count_per_rank);
   }
-  /// MPI_Alltoallv: send_counts[j] elements to rank j, recv_counts[i] from rank i, each side
-  /// packed in rank order (redistribute's exchanges; an optional member of the concept).
+  /// MPI_Alltoallv: send_counts[j] elements to rank j from send + send_at[j], recv_counts[i]
+  /// from rank i into recv + recv_at[i]; empty displacements: packed in rank order
+  /// (redistribute's exchanges; an optional member of the concept).
   template <class T>
-  void all_to_allv(const T* send, std::span<const std::size_t> send_counts, T* recv,
-                   std::span<const std::size_t> recv_counts, stream_type = {}) const {
-    detail::all_to_allv(h_, send, send_counts, recv, recv_counts);
+  void all_to_allv(const T* send, std::span<const std::size_t> send_counts, std::span<const std::size_t> send_at,
+                   T* recv, std::span<const std::size_t> recv_counts, std::span<const std::size_t> recv_at,
+                   stream_type = {}) const {
+    detail::all_to_allv(h_, send, send_counts, send_at, recv, recv_counts, recv_at);
   }
   /// MPI_Reduce_scatter: rank i receives recv_counts[i] elements of the reduction of the
   /// ranks' packed sends (redistribute's Partial -> Shard; an optional member).

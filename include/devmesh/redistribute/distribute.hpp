@@ -84,14 +84,15 @@ void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layo
   const auto sent = detail::without_partial(spec);
   const auto last = plan_redistribute(sent, spec);  // local steps only; refuses what redistribute refuses
   const int pos = mesh.position();
-  int me = 0;
-  const std::vector<int> group = detail::group_positions(m, detail::all_dims<Layout>(), pos, me);
+  std::vector<int> group;
+  const int me = detail::group_positions(m, detail::all_dims<Layout>(), pos, group);
   const std::size_t n_full = std::ranges::size(full), n_local = std::ranges::size(local);
-  const std::string call = detail::redistribute_call<T>(mesh, whole, spec, ext) + ", from the rank at index " +
-                           std::to_string(root);
+  const auto call = [&] {
+    return detail::redistribute_call<T>(mesh, whole, spec, ext) + ", from the rank at index " + std::to_string(root);
+  };
   std::string error;
   if (root < 0 || root >= static_cast<int>(group.size()))
-    error = call + ": the root index is not in [0, " + std::to_string(group.size()) + ")";
+    error = call() + ": the root index is not in [0, " + std::to_string(group.size()) + ")";
   else
     error = me == root ? detail::redistribute_error(call, mesh, whole, spec, ext, std::ranges::data(full), n_full,
                                                     std::ranges::data(local), n_local, sizeof(T))
@@ -100,7 +101,9 @@ void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layo
   mesh.agree_on_call(call, error, true);  // only the root can check full: always agreed (a one-off call)
   const auto& c = mesh.flattened_comm(detail::all_dims<Layout>());
   const T* src = std::ranges::data(full);
-  std::vector<T> now(static_cast<std::size_t>(sent.local_size(ext, pos)));
+  auto& b = detail::step_buffers<T>::of_this_thread();
+  std::vector<T>& now = b.recv;  // this rank's block under `sent` (b.now and b.next: the last steps')
+  now.assign(static_cast<std::size_t>(sent.local_size(ext, pos)), T{});
   bool sharded = false;
   for (int d = 0; d < Layout::ndim; ++d) sharded = sharded || sent.table().at[d].is_shard();
   if (!sharded) {  // every rank's block is the whole tensor
@@ -108,24 +111,26 @@ void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layo
     c.broadcast(now.data(), now.size(), root, {});
   } else {
     const std::size_t n = group.size();
-    std::vector<std::size_t> send_counts(n), recv_counts(n);
-    std::vector<T> send;
+    std::vector<std::size_t> send_counts(n), recv_counts(n), none;
+    std::vector<T>& send = b.send;
+    send.clear();
     if (me == root)
       for (std::size_t i = 0; i < n; ++i) {
-        const auto add = [&](tensor_index k, tensor_index o) {
-          if (static_cast<int>(i) == me) now[static_cast<std::size_t>(o)] = src[k];
-          else send.push_back(src[k]);
-        };
-        const auto count = static_cast<std::size_t>(for_each_shared(whole, pos, sent, group[i], ext, add));
+        const auto count = static_cast<std::size_t>(
+            for_each_shared_run(whole, pos, sent, group[i], ext, [&](tensor_index k, tensor_index o, tensor_index len) {
+              if (static_cast<int>(i) == me) std::copy_n(src + k, len, now.begin() + o);
+              else send.insert(send.end(), src + k, src + k + len);
+            }));
         if (static_cast<int>(i) != me) send_counts[i] = count;
       }
     else
       recv_counts[static_cast<std::size_t>(root)] = now.size();
-    c.all_to_allv(send.data(), std::span<const std::size_t>(send_counts), now.data(),
-                  std::span<const std::size_t>(recv_counts), {});
+    c.all_to_allv(send.data(), std::span<const std::size_t>(send_counts), std::span<const std::size_t>(none),
+                  now.data(), std::span<const std::size_t>(recv_counts), std::span<const std::size_t>(none), {});
   }
-  detail::run_plan(mesh, last, ext, now);
-  std::copy(now.begin(), now.end(), std::ranges::data(local));
+  T* dst = std::ranges::data(local);
+  detail::run_plan(mesh, last, ext, std::span<const T>(now), std::span<T>(dst, n_local), b);
+  b.release_large();
 }
 
 /// The checks of PyTorch's DTensor.from_local(..., run_check=True): this rank's block `local`

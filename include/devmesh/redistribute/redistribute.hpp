@@ -14,7 +14,6 @@
 #include <ranges>
 #include <span>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -33,7 +32,7 @@ namespace detail {
 
 template <class Comm, class T>
 concept runs_redistribute = requires(const Comm& c, const T* s, T* r, std::span<const std::size_t> n, op o) {
-  c.all_to_allv(s, n, r, n, typename Comm::stream_type{});
+  c.all_to_allv(s, n, n, r, n, n, typename Comm::stream_type{});
   c.reduce_scatterv(s, r, n, o, typename Comm::stream_type{});
 };
 
@@ -48,26 +47,30 @@ std::string redistribute_call(const device_mesh<Layout, Comm>& mesh, const basic
 }
 
 /// What is wrong with this rank's part of the call ("" if nothing): sizes that do not match
-/// the specs, overlapping buffers, specs on another mesh.
-template <class Layout, class Comm, class S1, class S2, class E>
-std::string redistribute_error(const std::string& call, const device_mesh<Layout, Comm>& mesh,
+/// the specs, overlapping buffers, specs on another mesh. `call()` describes the call (made
+/// only for a message).
+template <class Call, class Layout, class Comm, class S1, class S2, class E>
+std::string redistribute_error(const Call& call, const device_mesh<Layout, Comm>& mesh,
                                const basic_sharding<Layout, S1>& from, const basic_sharding<Layout, S2>& to,
                                const E& ext, const void* in, std::size_t n_in, const void* out, std::size_t n_out,
                                std::size_t element) {
-  const std::string at = call + ", rank " + std::to_string(mesh.rank()) + ": ";
+  const auto at = [&] { return call() + ", rank " + std::to_string(mesh.rank()) + ": "; };
   if constexpr (!Layout::is_static)
     if (!(from.mesh() == mesh.layout() && to.mesh() == mesh.layout()))
-      return at + "the specs are on a mesh of other sizes than the device mesh's";
+      return at() + "the specs are on a mesh of other sizes than the device mesh's";
   const int pos = mesh.position();
-  for (const auto& [what, n, want, spec] : {std::tuple{"in", n_in, from.local_size(ext, pos), to_string(from)},
-                                            std::tuple{"out", n_out, to.local_size(ext, pos), to_string(to)}})
-    if (static_cast<tensor_index>(n) != want)
-      return at + what + " has " + std::to_string(n) + " elements; the block of position " + std::to_string(pos) +
-             " under " + spec + " has " + std::to_string(want);
+  const auto held = [&](const char* what, std::size_t n, const auto& spec) -> std::string {
+    const tensor_index want = spec.local_size(ext, pos);
+    if (static_cast<tensor_index>(n) == want) return {};
+    return at() + what + " has " + std::to_string(n) + " elements; the block of position " + std::to_string(pos) +
+           " under " + to_string(spec) + " has " + std::to_string(want);
+  };
+  if (std::string e = held("in", n_in, from); !e.empty()) return e;
+  if (std::string e = held("out", n_out, to); !e.empty()) return e;
   const auto* a = static_cast<const unsigned char*>(in);
   const auto* b = static_cast<const unsigned char*>(out);
   if (a && b && n_in && n_out && a < b + n_out * element && b < a + n_in * element)
-    return at + "in and out overlap (redistribute does not work in place)";
+    return at() + "in and out overlap (redistribute does not work in place)";
   return {};
 }
 
@@ -97,13 +100,12 @@ void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<La
   const std::size_t n_in = std::ranges::size(in), n_out = std::ranges::size(out);
   if (!mesh.is_member())
     throw mesh_error("devmesh: redistribute on " + to_string(mesh) + ": this rank is not a member of the mesh");
-  const std::string call = detail::redistribute_call<T>(mesh, from, to, ext);
+  const auto call = [&] { return detail::redistribute_call<T>(mesh, from, to, ext); };
   const auto plan = plan_redistribute(from, to);  // the pairs it refuses throw alike on every rank
   mesh.agree_on_call(call, detail::redistribute_error(call, mesh, from, to, ext, src, n_in, dst, n_out, sizeof(T)));
-  std::vector<T> now(src, src + n_in);
-  detail::run_plan(mesh, plan, ext, now);
-  if (now.size() != n_out) detail::fail_step("last", "the plan's result does not have the target's size");
-  std::copy(now.begin(), now.end(), dst);
+  auto& b = detail::step_buffers<T>::of_this_thread();
+  detail::run_plan(mesh, plan, ext, std::span<const T>(src, n_in), std::span<T>(dst, n_out), b);
+  b.release_large();
 }
 
 }  // namespace devmesh

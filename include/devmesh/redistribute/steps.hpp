@@ -2,11 +2,14 @@
 // one rank, from the block it holds under the step's `before` spec to the one it holds under
 // `after`. Elements travel packed in global row-major order (sharding/block_overlap.hpp), so
 // sender and receiver agree on them without sending indices; uneven and empty blocks use the
-// backend's v-collectives (a count per rank), never padding.
+// backend's v-collectives (a count per rank), never padding. Rows are copied as runs, and the
+// buffers are the calling thread's, reused from call to call (no allocation once warm).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../core/diagnostics.hpp"
@@ -23,22 +26,61 @@ namespace devmesh::detail {
   throw mesh_error("devmesh: redistribute: internal error in a " + std::string(kind) + " step: " + what);
 }
 
+/// The buffers of one thread's redistribute calls of element type T: the block before and
+/// after a step, and what a collective sends and receives. Reused, so that a warm call
+/// allocates nothing (a call must not re-enter redistribute: none does).
+template <class T>
+struct step_buffers {
+  std::vector<T> now, next, send, recv;
+  std::vector<int> group;
+  std::vector<std::size_t> sent, received, send_at, recv_at;
+  static step_buffers& of_this_thread() {
+    thread_local step_buffers b;
+    return b;
+  }
+  /// After a call: a buffer over 64 MiB is given back (a large tensor's blocks are not kept).
+  void release_large() noexcept {
+    for (auto* v : {&now, &next, &send, &recv})
+      if (v->capacity() * sizeof(T) > (std::size_t{64} << 20)) std::vector<T>().swap(*v);
+  }
+};
+
 /// The positions of the step's group that holds `position`, in the order of the group's
-/// communicator (row-major over the dims in mesh order), and the index of `position`.
+/// communicator (row-major over the dims in mesh order), into q; returns this position's index.
 template <class Mesh>
-std::vector<int> group_positions(const Mesh& m, unsigned group, int position, int& me) {
-  std::vector<int> q;
+int group_positions(const Mesh& m, unsigned group, int position, std::vector<int>& q) {
+  int me = 0;
+  q.clear();
   for_each_in_group(m, group, position, [&](int i, int p) {
     if (p == position) me = i;
     q.push_back(p);
   });
-  return q;
+  return me;
+}
+
+/// Where the elements two blocks share lie in one of them (`in_b`: the second): their first
+/// offset and number when they are one contiguous range there (a collective then reads or
+/// writes them in place), else first == -1.
+struct shared_range {
+  tensor_index first = -1, count = 0;
+};
+template <class SpecA, class SpecB, class E>
+shared_range range_of_shared(const SpecA& a, int p, const SpecB& b, int q, const E& ext, bool in_b) {
+  shared_range r{0, 0};
+  bool contiguous = true;
+  for_each_shared_run(a, p, b, q, ext, [&](tensor_index oa, tensor_index ob, tensor_index n) {
+    const tensor_index o = in_b ? ob : oa;
+    if (r.count == 0) r.first = o;
+    else contiguous = contiguous && o == r.first + r.count;
+    r.count += n;
+  });
+  if (!contiguous) r.first = -1;
+  return r;
 }
 
 /// A local step: a slice, or a Partial target (zeros where the sum must not count twice).
 template <class Mesh, int N, class E, class T>
-void run_local(const Mesh& m, const plan_step<N>& s, const E& ext, int pos, const std::vector<T>& in,
-               std::vector<T>& out) {
+void run_local(const Mesh& m, const plan_step<N>& s, const E& ext, int pos, std::span<const T> in, std::span<T> out) {
   const auto a = spec_of_table(m, s.before), b = spec_of_table(m, s.after);
   bool may_zero = false, zero_all = false;  // R -> P(sum): the value stays on coordinate 0 only
   for (int d = 0; d < Mesh::ndim; ++d) {
@@ -46,15 +88,28 @@ void run_local(const Mesh& m, const plan_step<N>& s, const E& ext, int pos, cons
     may_zero = true;
     zero_all = zero_all || (s.before.at[d].is_replicate() && m.coordinate_unchecked(pos, d) != 0);
   }
-  out.assign(static_cast<std::size_t>(b.local_size(ext, pos)), T{});
+  if (may_zero) std::fill(out.begin(), out.end(), T{});
   if (zero_all) return;
-  const tensor_index kept = for_each_shared(a, pos, b, pos, ext, [&](tensor_index i, tensor_index o) {
-    out[static_cast<std::size_t>(o)] = in[static_cast<std::size_t>(i)];
+  const tensor_index kept = for_each_shared_run(a, pos, b, pos, ext, [&](tensor_index i, tensor_index o, tensor_index n) {
+    std::copy_n(in.begin() + i, n, out.begin() + o);
   });
   if (kept != static_cast<tensor_index>(out.size()) && !may_zero)
     fail_step("local", "the new block has elements the old one lacks");
   if (may_zero && kept != a.local_size(ext, pos))  // a Partial(sum) block keeps every element it held
     fail_step("local", "a block made Partial loses elements it held");
+}
+
+/// A local step that only drops elements, whose new block is one range of the old (a slice
+/// of rows): that range, with no copy (the next step reads it in place); else nothing.
+template <class Mesh, int N, class E, class T>
+std::span<const T> local_view(const Mesh& m, const plan_step<N>& s, const E& ext, int pos, std::span<const T> in) {
+  for (int d = 0; d < Mesh::ndim; ++d)
+    if (s.after.at[d].is_partial() && !s.before.at[d].is_partial()) return {};  // zeros to write
+  const auto a = spec_of_table(m, s.before), b = spec_of_table(m, s.after);
+  const shared_range in_old = range_of_shared(a, pos, b, pos, ext, false);
+  const shared_range in_new = range_of_shared(a, pos, b, pos, ext, true);
+  if (in_old.first < 0 || in_new.first != 0 || in_new.count != b.local_size(ext, pos) || in_new.count == 0) return {};
+  return in.subspan(static_cast<std::size_t>(in_old.first), static_cast<std::size_t>(in_old.count));
 }
 
 /// The communicator of the step's group, checked against the group the plan means.
@@ -70,108 +125,168 @@ const typename DeviceMesh::communicator_type& step_comm(const DeviceMesh& mesh, 
 
 /// An all_reduce over the step's group: the block stays, its values are reduced.
 template <class DeviceMesh, int N, class T>
-void run_all_reduce(const DeviceMesh& mesh, const plan_step<N>& s, int size, int me, const std::vector<T>& in,
-                    std::vector<T>& out) {
-  const auto& c = step_comm(mesh, s.group, size, me);
-  out = in;
-  c.all_reduce(out.data(), out.data(), out.size(), to_op<op>(s.op), {});
+void run_all_reduce(const DeviceMesh& mesh, const plan_step<N>& s, int pos, std::span<const T> in, std::span<T> out,
+                    step_buffers<T>& b) {
+  const int me = group_positions(mesh.layout(), s.group, pos, b.group);
+  const auto& c = step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
+  c.all_reduce(in.data(), out.data(), in.size(), to_op<op>(s.op), {});
 }
 
 /// A reduce_scatter: every rank of the group holds the same block (the group is Partial);
-/// rank i keeps the reduction of its part, the parts packed in the group's order.
+/// rank i keeps the reduction of its part. The parts go packed in the group's order: read in
+/// place when the block already is (rows), else packed; the result lands in place when this
+/// rank's part is one range of its new block.
 template <class DeviceMesh, int N, class E, class T>
-void run_reduce_scatter(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, int pos,
-                        const std::vector<T>& in, std::vector<T>& out) {
+void run_reduce_scatter(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, int pos, std::span<const T> in,
+                        std::span<T> out, step_buffers<T>& b) {
   const auto& m = mesh.layout();
-  const auto a = spec_of_table(m, s.before), b = spec_of_table(m, s.after);
-  int me = 0;
-  const std::vector<int> group = group_positions(m, s.group, pos, me);
-  const auto& c = step_comm(mesh, s.group, static_cast<int>(group.size()), me);
-  const auto keep = [&](const std::vector<T>& reduced) {  // this rank's part of a reduced block
-    out.assign(static_cast<std::size_t>(b.local_size(ext, pos)), T{});
-    for_each_shared(a, pos, b, pos, ext, [&](tensor_index i, tensor_index o) {
-      out[static_cast<std::size_t>(o)] = reduced[static_cast<std::size_t>(i)];
-    });
-  };
+  const auto before = spec_of_table(m, s.before), after = spec_of_table(m, s.after);
+  const int me = group_positions(m, s.group, pos, b.group);
+  const auto& c = step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
   if constexpr (std::is_integral_v<T>)
     if (s.op == reduction::avg) {  // integer averages round as the backend's all_reduce does
-      std::vector<T> all = in;
-      c.all_reduce(all.data(), all.data(), all.size(), op::avg, {});
-      return keep(all);
+      b.send.assign(in.begin(), in.end());
+      c.all_reduce(b.send.data(), b.send.data(), b.send.size(), op::avg, {});
+      for_each_shared_run(before, pos, after, pos, ext, [&](tensor_index i, tensor_index o, tensor_index n) {
+        std::copy_n(b.send.begin() + i, n, out.begin() + o);
+      });
+      return;
     }
-  std::vector<std::size_t> counts;
-  std::vector<T> send;
-  send.reserve(in.size());
-  for (int q : group) {
-    const tensor_index n = for_each_shared(a, pos, b, q, ext, [&](tensor_index i, tensor_index) {
-      send.push_back(in[static_cast<std::size_t>(i)]);
-    });
-    if (n != b.local_size(ext, q)) fail_step("reduce_scatter", "a part the group's block lacks");
-    counts.push_back(static_cast<std::size_t>(n));
+  b.received.clear();
+  bool in_order = true;  // every part one range of the block, in the group's order
+  std::size_t packed = 0;
+  for (int q : b.group) {
+    const shared_range r = range_of_shared(before, pos, after, q, ext, false);
+    if (r.count != after.local_size(ext, q)) fail_step("reduce_scatter", "a part the group's block lacks");
+    in_order = in_order && (r.count == 0 || r.first == static_cast<tensor_index>(packed));
+    packed += static_cast<std::size_t>(r.count);
+    b.received.push_back(static_cast<std::size_t>(r.count));
   }
-  std::vector<T> part(counts[static_cast<std::size_t>(me)]);
-  c.reduce_scatterv(send.data(), part.data(), std::span<const std::size_t>(counts), to_op<op>(s.op), {});
-  out.assign(part.size(), T{});
+  const T* send = in.data();
+  if (!in_order || packed != in.size()) {
+    b.send.resize(packed);
+    std::size_t at = 0;
+    for (int q : b.group)
+      for_each_shared_run(before, pos, after, q, ext, [&](tensor_index i, tensor_index, tensor_index k) {
+        std::copy_n(in.begin() + i, k, b.send.begin() + static_cast<std::ptrdiff_t>(at));
+        at += static_cast<std::size_t>(k);
+      });
+    send = b.send.data();
+  }
+  const shared_range mine = range_of_shared(after, pos, after, pos, ext, true);
+  const bool direct = mine.first == 0 && mine.count == static_cast<tensor_index>(out.size());
+  if (!direct) b.recv.resize(b.received[static_cast<std::size_t>(me)]);
+  T* recv = direct ? out.data() : b.recv.data();
+  c.reduce_scatterv(send, recv, std::span<const std::size_t>(b.received), to_op<op>(s.op), {});
+  if (direct) return;
   std::size_t k = 0;
-  for_each_shared(b, pos, b, pos, ext, [&](tensor_index, tensor_index o) { out[static_cast<std::size_t>(o)] = part[k++]; });
+  for_each_shared_run(after, pos, after, pos, ext, [&](tensor_index, tensor_index o, tensor_index n) {
+    std::copy_n(b.recv.begin() + static_cast<std::ptrdiff_t>(k), n, out.begin() + o);
+    k += static_cast<std::size_t>(n);
+  });
 }
 
 /// An all_gather or all_to_all: each rank sends every other rank of the group the elements
-/// of its new block that it holds, and keeps its own; nothing else moves.
+/// of its new block that it holds, and keeps its own; nothing else moves. A side whose
+/// every peer's elements are one range of its block sends or receives in place (rows);
+/// otherwise it packs or unpacks.
 template <class DeviceMesh, int N, class E, class T>
-void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, int pos, const std::vector<T>& in,
-                  std::vector<T>& out) {
+void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, int pos, std::span<const T> in,
+                  std::span<T> out, step_buffers<T>& b) {
   const auto& m = mesh.layout();
-  const auto a = spec_of_table(m, s.before), b = spec_of_table(m, s.after);
-  int me = 0;
-  const std::vector<int> group = group_positions(m, s.group, pos, me);
-  const auto& c = step_comm(mesh, s.group, static_cast<int>(group.size()), me);
-  const std::size_t n = group.size();
-  std::vector<std::size_t> sent(n), received(n);
-  std::vector<T> send;
+  const auto before = spec_of_table(m, s.before), after = spec_of_table(m, s.after);
+  const int me = group_positions(m, s.group, pos, b.group);
+  const auto& c = step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
+  const std::size_t n = b.group.size();
+  b.sent.assign(n, 0), b.received.assign(n, 0), b.send_at.assign(n, 0), b.recv_at.assign(n, 0);
+  bool send_in_place = true, recv_in_place = true;
+  std::size_t total_sent = 0, total_received = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (static_cast<int>(i) == me) continue;
-    sent[i] = static_cast<std::size_t>(for_each_shared(a, pos, b, group[i], ext, [&](tensor_index k, tensor_index) {
-      send.push_back(in[static_cast<std::size_t>(k)]);
-    }));
-    received[i] = static_cast<std::size_t>(common_elements(a, group[i], b, pos, ext));
+    const shared_range to = range_of_shared(before, pos, after, b.group[i], ext, false);
+    const shared_range from = range_of_shared(before, b.group[i], after, pos, ext, true);
+    b.sent[i] = static_cast<std::size_t>(to.count), b.received[i] = static_cast<std::size_t>(from.count);
+    send_in_place = send_in_place && to.first >= 0, recv_in_place = recv_in_place && from.first >= 0;
+    b.send_at[i] = static_cast<std::size_t>(to.first < 0 ? 0 : to.first);
+    b.recv_at[i] = static_cast<std::size_t>(from.first < 0 ? 0 : from.first);
+    total_sent += b.sent[i], total_received += b.received[i];
   }
-  std::size_t total = 0;
-  for (std::size_t r : received) total += r;
-  std::vector<T> recv(total);
-  c.all_to_allv(send.data(), std::span<const std::size_t>(sent), recv.data(), std::span<const std::size_t>(received), {});
-  out.assign(static_cast<std::size_t>(b.local_size(ext, pos)), T{});
-  std::size_t filled = static_cast<std::size_t>(for_each_shared(a, pos, b, pos, ext, [&](tensor_index k, tensor_index o) {
-    out[static_cast<std::size_t>(o)] = in[static_cast<std::size_t>(k)];
-  }));
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    if (static_cast<int>(i) != me)
-      for_each_shared(a, group[i], b, pos, ext, [&](tensor_index, tensor_index o) { out[static_cast<std::size_t>(o)] = recv[at++]; });
-  filled += at;
+  const T* send = in.data();
+  if (!send_in_place) {  // packed in the group's order
+    b.send.resize(total_sent);
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      b.send_at[i] = at;
+      if (static_cast<int>(i) != me)
+        for_each_shared_run(before, pos, after, b.group[i], ext, [&](tensor_index k, tensor_index, tensor_index len) {
+          std::copy_n(in.begin() + k, len, b.send.begin() + static_cast<std::ptrdiff_t>(at));
+          at += static_cast<std::size_t>(len);
+        });
+    }
+    send = b.send.data();
+  }
+  T* recv = out.data();
+  if (!recv_in_place) {
+    b.recv.resize(total_received);
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < n; ++i) b.recv_at[i] = at, at += b.received[i];
+    recv = b.recv.data();
+  }
+  c.all_to_allv(send, std::span<const std::size_t>(b.sent), std::span<const std::size_t>(b.send_at), recv,
+                std::span<const std::size_t>(b.received), std::span<const std::size_t>(b.recv_at), {});
+  std::size_t filled = static_cast<std::size_t>(
+      for_each_shared_run(before, pos, after, pos, ext, [&](tensor_index k, tensor_index o, tensor_index len) {
+        std::copy_n(in.begin() + k, len, out.begin() + o);
+      }));
+  filled += total_received;
+  if (!recv_in_place)
+    for (std::size_t i = 0; i < n; ++i) {
+      std::size_t at = b.recv_at[i];
+      if (static_cast<int>(i) != me)
+        for_each_shared_run(before, b.group[i], after, pos, ext, [&](tensor_index, tensor_index o, tensor_index len) {
+          std::copy_n(b.recv.begin() + static_cast<std::ptrdiff_t>(at), len, out.begin() + o);
+          at += static_cast<std::size_t>(len);
+        });
+    }
   if (filled != out.size()) fail_step(step_name(s.kind), "the new block is not covered by the group's blocks");
 }
 
-/// Every step of plan p on this rank: `now`, its block under the plan's first spec, becomes
-/// its block under the last.
+/// Every step of plan p on this rank: `in`, its block under the plan's first spec, becomes
+/// `out`, its block under the last. Intermediate blocks live in the thread's buffers; the
+/// first step reads `in` and the last writes `out` (no copy in or out).
 template <class DeviceMesh, int N, class E, class T>
-void run_plan(const DeviceMesh& mesh, const redistribute_plan<N>& p, const E& ext, std::vector<T>& now) {
+void run_plan(const DeviceMesh& mesh, const redistribute_plan<N>& p, const E& ext, std::span<const T> in,
+              std::span<T> out, step_buffers<T>& b) {
   const int pos = mesh.position();
-  std::vector<T> next;
-  for (const auto& s : p) {
-    switch (s.kind) {
-      case step_kind::local: run_local(mesh.layout(), s, ext, pos, now, next); break;
-      case step_kind::all_reduce: {
-        int me = 0;
-        const auto group = group_positions(mesh.layout(), s.group, pos, me);
-        run_all_reduce(mesh, s, static_cast<int>(group.size()), me, now, next);
-        break;
+  if (p.count == 0) {
+    if (in.size() != out.size()) fail_step("last", "an empty plan between blocks of different sizes");
+    std::copy(in.begin(), in.end(), out.begin());
+    return;
+  }
+  std::span<const T> from = in;
+  for (int i = 0; i < p.count; ++i) {
+    const auto& s = p[i];
+    const bool last = i + 1 == p.count;
+    if (s.kind == step_kind::local && !last)
+      if (const std::span<const T> view = local_view(mesh.layout(), s, ext, pos, from); !view.empty()) {
+        from = view;  // a slice of rows: read in place by the next step
+        continue;
       }
-      case step_kind::reduce_scatter: run_reduce_scatter(mesh, s, ext, pos, now, next); break;
+    const auto size = static_cast<std::size_t>(spec_of_table(mesh.layout(), s.after).local_size(ext, pos));
+    if (last && size != out.size()) fail_step("last", "the plan's result does not have the target's size");
+    if (!last) b.next.resize(size);
+    const std::span<T> to = last ? out : std::span<T>(b.next);
+    switch (s.kind) {
+      case step_kind::local: run_local(mesh.layout(), s, ext, pos, from, to); break;
+      case step_kind::all_reduce: run_all_reduce(mesh, s, pos, from, to, b); break;
+      case step_kind::reduce_scatter: run_reduce_scatter(mesh, s, ext, pos, from, to, b); break;
       case step_kind::all_gather:
-      case step_kind::all_to_all: run_exchange(mesh, s, ext, pos, now, next); break;
+      case step_kind::all_to_all: run_exchange(mesh, s, ext, pos, from, to, b); break;
     }
-    now.swap(next);
+    if (!last) {
+      b.now.swap(b.next);
+      from = std::span<const T>(b.now);
+    }
   }
 }
 

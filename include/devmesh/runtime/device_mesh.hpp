@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -190,16 +191,21 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   /// (`call`: the specs, extents, element type; else every rank throws naming who differs).
   /// Off, a local_error throws on this rank only, as a typed collective's checks do;
   /// `always` agrees whatever the mode (an explicit check, as PyTorch's run_check).
-  void agree_on_call(std::string_view call, const std::string& local_error, bool always = false) const {
+  /// `call` is the text, or a function that makes it (called only when the ranks agree).
+  template <class Describe>
+  void agree_on_call(const Describe& call, const std::string& local_error, bool always = false) const {
     if (!check_ && !always) {
       if (!local_error.empty()) throw mesh_error(local_error);
       return;
     }
+    std::string text;
+    if constexpr (std::is_invocable_v<const Describe&>) text = call();
+    else text = std::string(call);
     const Comm& c = flattened_comm(Layout::ndim >= 32 ? ~0u : (1u << Layout::ndim) - 1u);
     const deadline dl = state_->start_step();
-    const std::string step = std::string(call) + " (DEVMESH_CHECK_COLLECTIVES)";
+    const std::string step = text + " (DEVMESH_CHECK_COLLECTIVES)";
     detail::agree(c, local_error, step, dl);
-    detail::check_same(c, detail::descriptor::of_text(std::string(call)), step, dl);
+    detail::check_same(c, detail::descriptor::of_text(text), step, dl);
   }
   /// The world communicator this mesh was created over.
   const Comm& world() const { return *state_->world; }
