@@ -2,6 +2,8 @@
 // of redistribute_plan.cpp and the MPI runs of redistribute_mpi.cpp): every placement kind,
 // one Partial op per spec, and explicit shard orders (PyTorch's _StridedShard).
 #pragma once
+#include "pytorch_data.hpp"  // mesh1, mesh2, mesh3
+
 #include <devmesh/sharding.hpp>
 
 #include <algorithm>
@@ -37,6 +39,18 @@ inline dm::dynamic_sharding<Mesh> random_spec(const Mesh& m, std::mt19937& rng) 
     if (kind[d] >= 2 && !ordered[kind[d] - 2]) spec.place(d, dm::placement::sharded(static_cast<int>(kind[d] - 2)));
   }
   return spec;
+}
+
+/// Calls f(m) for every mesh of n ranks with the dims dp; dp,tp; dp,cp,tp (every ordered
+/// factorization, size-1 dims included).
+template <class F>
+void for_each_mesh_of(int n, F&& f) {
+  f(mesh1(n));
+  for (int a = 1; a <= n; ++a)
+    if (n % a == 0) f(mesh2(a, n / a));
+  for (int a = 1; a <= n; ++a)
+    for (int b = 1; a * b <= n; ++b)
+      if (n % (a * b) == 0) f(mesh3(a, b, n / (a * b)));
 }
 
 }  // namespace devmesh_test

@@ -335,12 +335,7 @@ TEST_CASE("random pairs on every mesh of this world (1-, 2- and 3-D, size-1 dims
     pairs += random_pairs<2>(m, {0, 4}, 10, rng);
     pairs += random_pairs<2>(m, {2, 9}, 20, rng);
   };
-  shapes(mesh1(n));
-  for (int a = 1; a <= n; ++a)
-    if (n % a == 0) shapes(mesh2(a, n / a));
-  for (int a = 1; a <= n; ++a)
-    for (int b = 1; a * b <= n; ++b)
-      if (n % (a * b) == 0 && (a == 2 || n == 1 || a * b == n)) shapes(mesh3(a, b, n / (a * b)));
+  for_each_mesh_of(n, shapes);
   if (test::world_rank() == 0) MESSAGE(pairs << " random pairs on " << n << " ranks");
   CHECK(pairs > 0);
 }

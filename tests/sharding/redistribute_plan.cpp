@@ -344,12 +344,7 @@ TEST_SUITE("sharding_redistribute_plan") {
         pairs += simulate_random<2>(m, {0, 4}, 20, rng);
         pairs += simulate_random<2>(m, {2, 9}, 100, rng);
       };
-      shapes(mesh1(n));
-      for (int a = 1; a <= n; ++a)
-        if (n % a == 0) shapes(mesh2(a, n / a));
-      for (int a = 1; a <= n; ++a)
-        for (int b = 1; a * b <= n; ++b)
-          if (n % (a * b) == 0) shapes(mesh3(a, b, n / (a * b)));
+      for_each_mesh_of(n, shapes);
     }
     MESSAGE(pairs << " random pairs planned and simulated");
     CHECK(pairs > 10000);
