@@ -70,16 +70,31 @@ source source_of(const Mesh& m, const Spec& src, const E& ext, int rank) {
   return s;
 }
 
-/// One device mesh per recorded shape, made on first use (every rank walks the cases alike).
+/// The device meshes made so far, by (number of dims, sizes): one type per number of dims.
+std::map<std::vector<int>, std::shared_ptr<void>>& made_meshes() {
+  static std::map<std::vector<int>, std::shared_ptr<void>> made;
+  return made;
+}
+
+/// One device mesh per shape, made on first use (every rank walks the cases alike).
 template <class Mesh>
 const dm::device_mesh<Mesh, dm::mpi::communicator>& device_mesh_of(const Mesh& m) {
-  static std::map<std::vector<int>, std::unique_ptr<dm::device_mesh<Mesh, dm::mpi::communicator>>> made;
-  std::vector<int> key;
+  using device_mesh = dm::device_mesh<Mesh, dm::mpi::communicator>;
+  std::vector<int> key{Mesh::ndim};
   for (int d = 0; d < Mesh::ndim; ++d) key.push_back(m.size(d));
-  auto& slot = made[key];
-  if (!slot) slot = std::make_unique<dm::device_mesh<Mesh, dm::mpi::communicator>>(dm::init_device_mesh(dm::mpi::world(), m));
-  return *slot;
+  auto& slot = made_meshes()[key];
+  if (!slot) slot = std::make_shared<device_mesh>(dm::init_device_mesh(dm::mpi::world(), m));
+  return *static_cast<const device_mesh*>(slot.get());
 }
+
+/// Frees the meshes device_mesh_of made when a test case ends, before MPI_Finalize (a
+/// communicator outliving MPI cannot be freed: LeakSanitizer would say so).
+struct meshes_of_this_case {
+  meshes_of_this_case() = default;
+  meshes_of_this_case(const meshes_of_this_case&) = delete;
+  meshes_of_this_case& operator=(const meshes_of_this_case&) = delete;
+  ~meshes_of_this_case() { made_meshes().clear(); }
+};
 
 struct tally {
   int pairs = 0, compared_with_pytorch = 0, partial_targets = 0;
@@ -198,6 +213,7 @@ using mesh24 = dm::mesh<dm::dim<"dp", 2>, dm::dim<"tp", 4>>;
 }  // namespace
 
 TEST_CASE("every recorded pair, redistributed on 8 ranks, gives PyTorch 2.15's blocks") {
+  const meshes_of_this_case meshes;
   if (test::world_size() != 8) return test::skip("the recorded pairs are on meshes of 8 ranks");
   const json data = load(DEVMESH_PYTORCH_REDISTRIBUTE_JSON);
   tally sum;
@@ -285,6 +301,7 @@ TEST_CASE("with the check mode, a rank's wrong size or another spec throws on ev
 }
 
 TEST_CASE("distribute (from every rank, from a root), full_tensor and check_from_local on every recorded target") {
+  const meshes_of_this_case meshes;
   if (test::world_size() != 8) return test::skip("the recorded pairs are on meshes of 8 ranks");
   const json data = load(DEVMESH_PYTORCH_REDISTRIBUTE_JSON);
   int index = 0, checked = 0;
@@ -326,6 +343,7 @@ TEST_CASE("check_from_local: a rank's wrong block or another spec throws on ever
 }
 
 TEST_CASE("random pairs on every mesh of this world (1-, 2- and 3-D, size-1 dims): values equal the reference") {
+  const meshes_of_this_case meshes;
   const int n = test::world_size();
   std::mt19937 rng(20261126);  // the same pairs on every rank
   int pairs = 0;
