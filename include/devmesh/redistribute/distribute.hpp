@@ -40,6 +40,40 @@ dynamic_sharding<Layout> without_partial(const basic_sharding<Layout, S>& spec) 
   return spec_of_table(spec.mesh(), normalized(t, basic_sharding<Layout, S>::application_order));
 }
 
+/// distribute's collective: `now` becomes this rank's block under `sent` (no Partial) of the
+/// tensor `src` that the rank at index `root` of `group` (the whole mesh's) holds: a broadcast
+/// where `sent` shards nothing, else an all_to_allv in which the root sends each rank its block.
+template <class Layout, class Comm, class E, class T>
+void scatter_from_root(const device_mesh<Layout, Comm>& mesh, const dynamic_sharding<Layout>& whole,
+                       const dynamic_sharding<Layout>& sent, const E& ext, const T* src, int root,
+                       const std::vector<int>& group, std::vector<T>& now, step_buffers<T>& b) {
+  const auto& c = mesh.flattened_comm(all_dims<Layout>());
+  const int pos = mesh.position(), me = static_cast<int>(std::find(group.begin(), group.end(), pos) - group.begin());
+  now.assign(static_cast<std::size_t>(sent.local_size(ext, pos)), T{});
+  bool sharded = false;
+  for (int d = 0; d < Layout::ndim; ++d) sharded = sharded || sent.table().at[d].is_shard();
+  if (!sharded) {  // every rank's block is the whole tensor
+    if (me == root) std::copy_n(src, now.size(), now.begin());
+    return c.broadcast(now.data(), now.size(), root, {});
+  }
+  const std::size_t n = group.size();
+  std::vector<std::size_t> send_counts(n), recv_counts(n), packed;
+  b.send.clear();
+  if (me == root)
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto count = static_cast<std::size_t>(
+          for_each_shared_run(whole, pos, sent, group[i], ext, [&](tensor_index k, tensor_index o, tensor_index len) {
+            if (static_cast<int>(i) == me) std::copy_n(src + k, len, now.begin() + o);
+            else b.send.insert(b.send.end(), src + k, src + k + len);
+          }));
+      if (static_cast<int>(i) != me) send_counts[i] = count;
+    }
+  else
+    recv_counts[static_cast<std::size_t>(root)] = now.size();
+  c.all_to_allv(b.send.data(), std::span<const std::size_t>(send_counts), std::span<const std::size_t>(packed),
+                now.data(), std::span<const std::size_t>(recv_counts), std::span<const std::size_t>(packed), {});
+}
+
 }  // namespace detail
 
 /// PyTorch's DTensor.full_tensor(): `full` (the tensor's row-major elements, on every rank)
@@ -99,37 +133,10 @@ void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layo
                        : detail::redistribute_error(call, mesh, spec, spec, ext, nullptr, n_local, nullptr, n_local,
                                                     sizeof(T));  // full is not read here
   mesh.agree_on_call(call, error, true);  // only the root can check full: always agreed (a one-off call)
-  const auto& c = mesh.flattened_comm(detail::all_dims<Layout>());
-  const T* src = std::ranges::data(full);
   auto& b = detail::step_buffers<T>::of_this_thread();
-  std::vector<T>& now = b.recv;  // this rank's block under `sent` (b.now and b.next: the last steps')
-  now.assign(static_cast<std::size_t>(sent.local_size(ext, pos)), T{});
-  bool sharded = false;
-  for (int d = 0; d < Layout::ndim; ++d) sharded = sharded || sent.table().at[d].is_shard();
-  if (!sharded) {  // every rank's block is the whole tensor
-    if (me == root) std::copy(src, src + n_full, now.begin());
-    c.broadcast(now.data(), now.size(), root, {});
-  } else {
-    const std::size_t n = group.size();
-    std::vector<std::size_t> send_counts(n), recv_counts(n), none;
-    std::vector<T>& send = b.send;
-    send.clear();
-    if (me == root)
-      for (std::size_t i = 0; i < n; ++i) {
-        const auto count = static_cast<std::size_t>(
-            for_each_shared_run(whole, pos, sent, group[i], ext, [&](tensor_index k, tensor_index o, tensor_index len) {
-              if (static_cast<int>(i) == me) std::copy_n(src + k, len, now.begin() + o);
-              else send.insert(send.end(), src + k, src + k + len);
-            }));
-        if (static_cast<int>(i) != me) send_counts[i] = count;
-      }
-    else
-      recv_counts[static_cast<std::size_t>(root)] = now.size();
-    c.all_to_allv(send.data(), std::span<const std::size_t>(send_counts), std::span<const std::size_t>(none),
-                  now.data(), std::span<const std::size_t>(recv_counts), std::span<const std::size_t>(none), {});
-  }
+  detail::scatter_from_root(mesh, whole, sent, ext, std::ranges::data(full), root, group, b.recv, b);
   T* dst = std::ranges::data(local);
-  detail::run_plan(mesh, last, ext, std::span<const T>(now), std::span<T>(dst, n_local), b);
+  detail::run_plan(mesh, last, ext, std::span<const T>(b.recv), std::span<T>(dst, n_local), b);
   b.release_large();
 }
 
