@@ -274,6 +274,12 @@ TEST_CASE("misuse throws before any communication, with the call in the message"
   using padded = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>, dm::chunks<dm::chunking::padded>>;
   CHECK_THROWS_WITH_AS(dm::redistribute(mesh, padded{}, cols{}, ext, in, out), doctest::Contains("chunking::padded"),
                        dm::mesh_error);
+  // 2^32 elements: blocks that MPI's int counts cannot say, refused alike on every rank
+  const dm::extents<65536, 65536> huge;
+  CHECK_THROWS_WITH_AS(
+      dm::redistribute(mesh, rows{}, dm::sharding<mesh24>{}, huge, std::vector<double>(), out),
+      doctest::Contains("a block of 2147483648 elements (position 0, S(0),R) does not fit MPI's int counts"),
+      dm::mesh_error);
   dm::redistribute(mesh, rows{}, cols{}, ext, in, out);  // the mesh still works
 }
 

@@ -23,13 +23,6 @@ namespace devmesh {
 
 namespace detail {
 
-/// Every dim of the mesh, as a step's group bits.
-template <class Layout>
-constexpr unsigned all_dims() {
-  static_assert(Layout::ndim < 32, "devmesh: redistribute: a group is a bit set of at most 31 dims");
-  return (1u << Layout::ndim) - 1u;
-}
-
 /// spec with its Partial dims replicated: what a root sends (the last local step makes the
 /// Partial blocks, zeros where a sum must not count twice).
 template <class Layout, class S>
@@ -47,7 +40,7 @@ template <class Layout, class Comm, class E, class T>
 void scatter_from_root(const device_mesh<Layout, Comm>& mesh, const dynamic_sharding<Layout>& whole,
                        const dynamic_sharding<Layout>& sent, const E& ext, const T* src, int root,
                        const std::vector<int>& group, std::vector<T>& now, step_buffers<T>& b) {
-  const auto& c = mesh.flattened_comm(all_dims<Layout>());
+  const auto& c = mesh.flattened_comm(all_dims_of<Layout>());
   const int pos = mesh.position(), me = static_cast<int>(std::find(group.begin(), group.end(), pos) - group.begin());
   now.assign(static_cast<std::size_t>(sent.local_size(ext, pos)), T{});
   bool sharded = false;
@@ -119,7 +112,7 @@ void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layo
   const auto last = plan_redistribute(sent, spec);  // local steps only; refuses what redistribute refuses
   const int pos = mesh.position();
   std::vector<int> group;
-  const int me = detail::group_positions(m, detail::all_dims<Layout>(), pos, group);
+  const int me = detail::group_positions(m, detail::all_dims_of<Layout>(), pos, group);
   const std::size_t n_full = std::ranges::size(full), n_local = std::ranges::size(local);
   const auto call = [&] {
     return detail::redistribute_call<T>(mesh, whole, spec, ext) + ", from the rank at index " + std::to_string(root);

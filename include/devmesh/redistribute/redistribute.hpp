@@ -36,6 +36,13 @@ concept runs_redistribute = requires(const Comm& c, const T* s, T* r, std::span<
   c.reduce_scatterv(s, r, n, o, typename Comm::stream_type{});
 };
 
+/// Every dim of the mesh, as a step's group bits.
+template <class Layout>
+constexpr unsigned all_dims_of() {
+  static_assert(Layout::ndim < 32, "devmesh: redistribute: a group is a bit set of at most 31 dims");
+  return (1u << Layout::ndim) - 1u;
+}
+
 /// The call as every rank must describe it alike: the specs, the mesh, the extents, the type.
 template <class T, class Layout, class Comm, class S1, class S2, class E>
 std::string redistribute_call(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
@@ -74,6 +81,26 @@ std::string redistribute_error(const Call& call, const device_mesh<Layout, Comm>
   return {};
 }
 
+/// Throws mesh_error, alike on every rank, when a block some rank of the mesh holds during
+/// the plan has more elements than MPI's int counts can say. Only tensors of more than
+/// INT_MAX elements can (O(steps x ranks) then; nothing otherwise).
+template <class Call, class Layout, class Comm, int N, class E>
+void check_int_counts(const Call& call, const device_mesh<Layout, Comm>& mesh, const redistribute_plan<N>& plan,
+                      const E& ext) {
+  constexpr tensor_index int_max = 2147483647;
+  if (ext.size() <= int_max) return;
+  const auto& m = mesh.layout();
+  for (const auto& s : plan)
+    for (const auto* t : {&s.before, &s.after}) {
+      const auto spec = spec_of_table(m, *t);
+      for_each_in_group(m, all_dims_of<Layout>(), mesh.position(), [&](int, int q) {
+        if (const tensor_index n = spec.local_size(ext, q); n > int_max)
+          throw mesh_error(call() + ": a block of " + std::to_string(n) + " elements (position " + std::to_string(q) +
+                           ", " + to_string(spec) + ") does not fit MPI's int counts");
+      });
+    }
+}
+
 }  // namespace detail
 
 /// Moves this rank's block `in` of a tensor of global extents ext, laid out as spec `from`
@@ -81,8 +108,9 @@ std::string redistribute_error(const Call& call, const device_mesh<Layout, Comm>
 /// element type). Collective over the mesh: every rank calls it with the same specs and
 /// extents. Sizes that do not match the specs, overlapping buffers or a non-member throw
 /// mesh_error before any communication (on every rank with DEVMESH_CHECK_COLLECTIVES=1,
-/// which also checks that the ranks describe the call alike); so do the pairs
-/// plan_redistribute refuses (chunking::padded specs, placements on an alias).
+/// which also checks that the ranks describe the call alike); so do, on every rank, the pairs
+/// plan_redistribute refuses (chunking::padded specs, placements on an alias) and blocks too
+/// large for MPI's int counts.
 template <class Layout, class Comm, class S1, class S2, class E, std::ranges::contiguous_range In,
           std::ranges::contiguous_range Out>
 void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
@@ -102,6 +130,7 @@ void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<La
     throw mesh_error("devmesh: redistribute on " + to_string(mesh) + ": this rank is not a member of the mesh");
   const auto call = [&] { return detail::redistribute_call<T>(mesh, from, to, ext); };
   const auto plan = plan_redistribute(from, to);  // the pairs it refuses throw alike on every rank
+  detail::check_int_counts(call, mesh, plan, ext);  // so do blocks too large for int counts
   mesh.agree_on_call(call, detail::redistribute_error(call, mesh, from, to, ext, src, n_in, dst, n_out, sizeof(T)));
   auto& b = detail::step_buffers<T>::of_this_thread();
   detail::run_plan(mesh, plan, ext, std::span<const T>(src, n_in), std::span<T>(dst, n_out), b);

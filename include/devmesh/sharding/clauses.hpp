@@ -73,8 +73,10 @@ constexpr bool add_clause(built_table<N>& r, int& entry, int clause) {
 template <class Names, auto L, class... C>
 constexpr built_table<L.ndims> build_table() {
   built_table<L.ndims> r{};
-  int entry = 0, clause = 0;
-  (add_clause<Names, L, C>(r, entry, clause++) && ...);
+  if constexpr (sizeof...(C) > 0) {  // no clause: every dim Replicate (no empty fold: g++ warns)
+    int entry = 0, clause = 0;
+    (void)(add_clause<Names, L, C>(r, entry, clause++) && ...);
+  }
   if (r.issue.ok()) r.entry = r.clause = -1;
   return r;
 }
