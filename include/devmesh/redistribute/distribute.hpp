@@ -125,7 +125,7 @@ void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layo
                                                     std::ranges::data(local), n_local, sizeof(T))
                        : detail::redistribute_error(call, mesh, spec, spec, ext, nullptr, n_local, nullptr, n_local,
                                                     sizeof(T));  // full is not read here
-  mesh.agree_on_call(call, error, true);  // only the root can check full: always agreed (a one-off call)
+  detail::agree_on_call(mesh, call, error, true);  // only the root can check full: always agreed (a one-off call)
   auto& b = detail::step_buffers<T>::of_this_thread();
   detail::scatter_from_root(mesh, whole, sent, ext, std::ranges::data(full), root, group, b.recv, b);
   T* dst = std::ranges::data(local);
@@ -153,7 +153,7 @@ void check_from_local(const device_mesh<Layout, Comm>& mesh, const basic_shardin
   if (n != want)
     error = call + ", rank " + std::to_string(mesh.rank()) + ": the local block has " + std::to_string(n) +
             " elements; the block of position " + std::to_string(mesh.position()) + " has " + std::to_string(want);
-  mesh.agree_on_call(call, error, true);
+  detail::agree_on_call(mesh, call, error, true);
 }
 
 }  // namespace devmesh

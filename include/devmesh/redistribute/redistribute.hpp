@@ -131,7 +131,7 @@ void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<La
   const auto call = [&] { return detail::redistribute_call<T>(mesh, from, to, ext); };
   const auto plan = plan_redistribute(from, to);  // the pairs it refuses throw alike on every rank
   detail::check_int_counts(call, mesh, plan, ext);  // so do blocks too large for int counts
-  mesh.agree_on_call(call, detail::redistribute_error(call, mesh, from, to, ext, src, n_in, dst, n_out, sizeof(T)));
+  detail::agree_on_call(mesh, call, detail::redistribute_error(call, mesh, from, to, ext, src, n_in, dst, n_out, sizeof(T)));
   auto& b = detail::step_buffers<T>::of_this_thread();
   detail::run_plan(mesh, plan, ext, std::span<const T>(src, n_in), std::span<T>(dst, n_out), b);
   b.release_large();

@@ -95,6 +95,16 @@ concept communicator = std::movable<C> && requires(C& c, const C& cc, int color,
 /// duplicate(d) that runs meanwhile() once while the duplicate is in flight (device_mesh
 /// describes the mesh there), rethrowing its exception once the duplicate is done.
 ///
+/// Two optional typed members that dm::redistribute needs (the MPI backend has them; a
+/// backend without them gets a static_assert from redistribute; counts and displacements in
+/// elements, empty displacements meaning packed in rank order):
+///
+///   template <class T> void all_to_allv(const T* send, std::span<const std::size_t> send_counts,
+///       std::span<const std::size_t> send_at, T* recv, std::span<const std::size_t> recv_counts,
+///       std::span<const std::size_t> recv_at, stream_type) const;
+///   template <class T> void reduce_scatterv(const T* send, T* recv,
+///       std::span<const std::size_t> recv_counts, op, stream_type) const;
+///
 /// One optional free function, found by argument-dependent lookup (both backends have it):
 ///
 ///   std::vector<int> node_of_ranks(const C& c, const deadline& d);

@@ -52,6 +52,14 @@ device_mesh<Layout, Comm> make_device_mesh(const Layout& l, std::shared_ptr<mesh
 }
 }  // namespace detail
 
+template <class Layout, communicator Comm>
+class device_mesh;
+namespace detail {
+template <class Layout, communicator Comm, class Describe>
+void agree_on_call(const device_mesh<Layout, Comm>& mesh, const Describe& call, const std::string& local_error,
+                   bool always = false);
+}  // namespace detail
+
 /// A mesh layout bound to communicators: one per dim, created collectively by
 /// init_device_mesh or adopted by from_comms. Copies are handles to the same
 /// communicators. Creating and deriving are collective and single-threaded; collectives on
@@ -64,6 +72,8 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   template <class, communicator>
   friend class device_mesh;
   friend class collectives_of<device_mesh, Layout, Comm>;
+  template <class L, communicator C, class D>
+  friend void detail::agree_on_call(const device_mesh<L, C>&, const D&, const std::string&, bool);
   template <class L, communicator C>
   friend device_mesh<L, C> detail::make_device_mesh(const L&, std::shared_ptr<detail::mesh_state<C>>);
 
@@ -167,45 +177,13 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   /// The communicator of a dim chosen at run time, by name or index (PyTorch get_group("tp"),
   /// get_group(1); a loop over [0, ndim) is get_all_groups).
   const Comm& comm(dim_ref d) const { return comm_on(select(d, "comm"), "comm"); }
-  /// The communicator of the group of several dims flattened: bit d of `dim_bits` selects
-  /// dim d of this mesh (not an alias); one bit is comm(d). PyTorch's _flatten without a new
-  /// mesh: what redistribute runs a step over several dims on. Made on first use (collective
-  /// as flatten(): eager, every world rank; lazy, the root's members), then cached under the
-  /// default flatten name ("dp_tp"): a flatten of the same dims finds it, and it finds theirs.
+  /// The communicator of several dims flattened (bit d of `dim_bits`: dim d; one bit: comm(d)),
+  /// PyTorch's _flatten without a new mesh: made on first use, collectively as flatten(), and
+  /// cached under the default flatten name ("dp_tp"), which flatten<>() finds too.
   const Comm& flattened_comm(unsigned dim_bits) const {
-    if (dim_bits == 0 || (Layout::ndim < 32 && (dim_bits >> Layout::ndim) != 0))
-      throw mesh_error("devmesh: flattened_comm(" + std::to_string(dim_bits) + ") on " + to_string(layout_) +
-                       ": the bits must name some of its " + std::to_string(Layout::ndim) + " dims");
-    if ((dim_bits & (dim_bits - 1)) == 0) {
-      int d = 0;
-      while (!((dim_bits >> d) & 1u)) ++d;
-      return comm_on(d, "flattened_comm");
-    }
+    if (const int d = detail::single_dim(layout_, dim_bits, "flattened_comm"); d >= 0) return comm_on(d, "flattened_comm");
     require_member("flattened_comm", 0);
     return detail::ensure_dims_comm(*state_, layout_, dim_bits, "flattened_comm");
-  }
-  /// For calls made of several collectives over this mesh (redistribute): with the check
-  /// mode on (DEVMESH_CHECK_COLLECTIVES=1), every rank of the mesh first agrees, in one
-  /// bounded step over the whole mesh's group, that none has a `local_error` (else every rank
-  /// throws mesh_error naming the failed ranks) and that all describe the call alike
-  /// (`call`: the specs, extents, element type; else every rank throws naming who differs).
-  /// Off, a local_error throws on this rank only, as a typed collective's checks do;
-  /// `always` agrees whatever the mode (an explicit check, as PyTorch's run_check).
-  /// `call` is the text, or a function that makes it (called only when the ranks agree).
-  template <class Describe>
-  void agree_on_call(const Describe& call, const std::string& local_error, bool always = false) const {
-    if (!check_ && !always) {
-      if (!local_error.empty()) throw mesh_error(local_error);
-      return;
-    }
-    std::string text;
-    if constexpr (std::is_invocable_v<const Describe&>) text = call();
-    else text = std::string(call);
-    const Comm& c = flattened_comm(Layout::ndim >= 32 ? ~0u : (1u << Layout::ndim) - 1u);
-    const deadline dl = state_->start_step();
-    const std::string step = text + " (DEVMESH_CHECK_COLLECTIVES)";
-    detail::agree(c, local_error, step, dl);
-    detail::check_same(c, detail::descriptor::of_text(text), step, dl);
   }
   /// The world communicator this mesh was created over.
   const Comm& world() const { return *state_->world; }
@@ -384,6 +362,31 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
                      ": no communicator for this dim (internal error: eager meshes create every dim's)");
   }
 };
+
+namespace detail {
+/// For calls made of several collectives over a mesh (redistribute): with the check mode on
+/// (DEVMESH_CHECK_COLLECTIVES=1), or `always`, every rank of the mesh first agrees, in one
+/// bounded step over the whole mesh's group, that none has a `local_error` (else every rank
+/// throws mesh_error naming the failed ranks) and that all describe the call alike (`call`:
+/// the text, or a function that makes it; else every rank throws naming who differs). Off, a
+/// local_error throws on this rank only, as a typed collective's checks do.
+template <class Layout, communicator Comm, class Describe>
+void agree_on_call(const device_mesh<Layout, Comm>& mesh, const Describe& call, const std::string& local_error,
+                   bool always) {
+  if (!mesh.check_ && !always) {
+    if (!local_error.empty()) throw mesh_error(local_error);
+    return;
+  }
+  std::string text;
+  if constexpr (std::is_invocable_v<const Describe&>) text = call();
+  else text = std::string(call);
+  const Comm& c = mesh.flattened_comm(Layout::ndim >= 32 ? ~0u : (1u << Layout::ndim) - 1u);
+  const deadline dl = mesh.state_->start_step();
+  const std::string step = text + " (DEVMESH_CHECK_COLLECTIVES)";
+  agree(c, local_error, step, dl);
+  check_same(c, descriptor::of_text(text), step, dl);
+}
+}  // namespace detail
 
 /// This rank's (sub)mesh as PyTorch prints its mesh tensor, in world ranks (ranks(), through
 /// the rank map), nested by dim: "[[0, 1, 2, 3], [4, 5, 6, 7]]". Throws on non-members.

@@ -11,6 +11,7 @@
 #include "../core/diagnostics.hpp"
 #include "../core/group.hpp"
 #include "../core/layout.hpp"
+#include "../core/print.hpp"
 #include "backend.hpp"
 #include "consensus.hpp"
 #include "create_comms.hpp"
@@ -51,6 +52,19 @@ struct dims_group_view {
     return {position - modes(i), i};
   }
 };
+
+/// The one dim that `bits` names (bit d: dim d of m), or -1 if it names several; throws
+/// mesh_error, naming `caller`, if it names none or a dim m does not have.
+template <class Layout>
+int single_dim(const Layout& m, unsigned bits, const char* caller) {
+  if (bits == 0 || (Layout::ndim < 32 && (bits >> Layout::ndim) != 0))
+    throw mesh_error("devmesh: " + std::string(caller) + "(" + std::to_string(bits) + ") on " + to_string(m) +
+                     ": the bits must name some of its " + std::to_string(Layout::ndim) + " dims");
+  if ((bits & (bits - 1)) != 0) return -1;
+  int d = 0;
+  while (!((bits >> d) & 1u)) ++d;
+  return d;
+}
 
 /// The communicator of the flattened group of the dims in `dims` (two or more) of m, from
 /// the cache or created now (collective: see the file's comment).
