@@ -1,6 +1,7 @@
 // devmesh/mpi/collectives_v.hpp: the v-collectives of dm::mpi::communicator (a count per
-// rank, blocks packed in rank order): what redistribute runs on uneven and empty shards
-// instead of padding. Optional members of the communicator concept (runtime/backend.hpp).
+// rank; blocks packed in rank order, or for all_to_allv at given displacements): what
+// redistribute runs on uneven and empty shards instead of padding. Optional members of the
+// communicator concept (runtime/backend.hpp).
 #pragma once
 #include <algorithm>
 #include <cstddef>
