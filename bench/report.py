@@ -357,7 +357,22 @@ def compile_section(args):
               "`constexpr` evaluation (the 10-mesh TU instantiates about 60 distinct mesh types, the 63-slice TU 64), "
               "and sizes play no part. nvcc pays this twice (host and device passes). The absolute numbers "
               "are the ones to judge: see the table."]
-    return "\n".join(lines)
+    return "\n".join(lines + program_lines(args))
+
+
+def program_lines(args):
+    """§3's last part: real programs (bench/compile/program_cost.py), if bench/run measured them."""
+    path = os.path.join(args.results, "compile_programs.md")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        result = f.read().strip()
+    return ["", "### Real programs (`bench/compile/program_cost.py`)", "",
+            "The quickstart's `train.cpp` (docs/quickstart.md, with the MPI backend), the same program written by "
+            "hand with `MPI_Comm_split` (`bench/compile/programs/train_mpi.cpp`), and `examples/03_hsdp.cu` "
+            "(nvcc: with its NCCL path and CUDA kernel, as the project builds it; g++: as C++, MPI only), each "
+            "compiled to an object file at `-O2`, before the runtime in rooms (issue 21: the parent of 5527e0f) "
+            "and now, each commit with its own headers, program and examples.", "", result]
 
 
 def init_section(args):
