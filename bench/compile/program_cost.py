@@ -18,7 +18,8 @@ and examples (`git archive`): --before (default 3331d72, the parent of the runti
 commit 5527e0f, issue 21) and --after (default: the working tree). When the quickstart's text
 differs between them, the older text is also compiled against both trees (the headers' share).
 
---smoke: g++ -fsyntax-only, once, on every program (do they still compile?).
+--smoke: g++ -fsyntax-only, once, on every program (do they still compile?). Exits 77 (skipped)
+where --before is not a commit here (a tarball, a shallow clone).
 """
 import argparse
 import json
@@ -113,6 +114,10 @@ def main():
     p.add_argument("--json")
     p.add_argument("--smoke", action="store_true")
     a = p.parse_args()
+    if subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", f"{a.before}^{{commit}}"],
+                      capture_output=True).returncode != 0:
+        print(f"program_cost: SKIPPED: {a.before} is not a commit of {ROOT} (not a git clone, or a shallow one)")
+        sys.exit(77)
     work = a.work or tempfile.mkdtemp(prefix="devmesh-program-cost-")
     os.makedirs(work, exist_ok=True)
     trees = [tree(a.before, work), tree(a.after, work)]
