@@ -75,7 +75,7 @@ def tree(rev, work):
     return dest, label
 
 
-def commands(trees, smoke):
+def commands(trees, same_text, smoke):
     """(program, compiler, tree label) -> command line."""
     mpi = ["-DOMPI_SKIP_MPICXX=1", *mpi_flags()]
     opt = ["-fsyntax-only"] if smoke else ["-O2", "-c", "-o", os.path.join(trees[0][0], "..", "out.o")]
@@ -86,7 +86,6 @@ def commands(trees, smoke):
         shutil.copy(os.path.join(HERE, "programs", "train_mpi.cpp"), os.path.join(trees[0][0], "..", "train_mpi.cu"))
         cmds[("hand-written", "nvcc", "-")] = [nvcc, "-std=c++20", *mpi, *opt,
                                                os.path.join(trees[0][0], "..", "train_mpi.cu")]
-    same_text = open(f"{trees[0][0]}/train.cpp").read() == open(f"{trees[1][0]}/train.cpp").read()
     for d, label in trees:
         inc = [f"-I{d}/include", "-DDEVMESH_WITH_MPI"]
         cmds[("quickstart", "g++", label)] = ["g++", "-std=c++20", *inc, *mpi, *opt, f"{d}/train.cpp"]
@@ -121,9 +120,9 @@ def main():
     work = a.work or tempfile.mkdtemp(prefix="devmesh-program-cost-")
     os.makedirs(work, exist_ok=True)
     trees = [tree(a.before, work), tree(a.after, work)]
-    same_program = open(f"{trees[0][0]}/train.cpp").read() == open(f"{trees[1][0]}/train.cpp").read()
+    same_text = open(f"{trees[0][0]}/train.cpp").read() == open(f"{trees[1][0]}/train.cpp").read()
     wanted = set(a.compilers.split(","))
-    cmds = {k: v for k, v in commands(trees, a.smoke).items() if k[1] in wanted}
+    cmds = {k: v for k, v in commands(trees, same_text, a.smoke).items() if k[1] in wanted}
     load = [loadavg()]
     samples = {k: [] for k in cmds}
     for _ in range(1 if a.smoke else a.reps):
@@ -151,7 +150,7 @@ def main():
               "hand-written MPI | now / hand-written |", "|---|---|---|---|---|---|---|"]
     notes = [f"CPU time to an object file at `-O2`, median of {a.reps} interleaved repetitions; load "
              f"{load[0]} at start, {load[1]} at end; {version('g++')}; {version(find_nvcc() or 'nvcc')}."]
-    if not same_program:
+    if not same_text:
         notes.append(f"The quickstart program changed with the docs between the two commits (`{after}`'s "
                      f"prints the mesh with `dm::rank_nested`, as PyTorch's `print(mesh.mesh)`); \"older text\" "
                      f"is `{before}`'s program compiled against both header trees: the headers' share alone.")

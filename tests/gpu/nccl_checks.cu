@@ -143,7 +143,7 @@ result check_dim_calls(const dim_calls<T>& d, cudaStream_t s) {
   bool first = true;
   // A device buffer of `size` elements holding f(i), written on s (the first one late).
   auto make = [&](std::size_t size, auto f) -> dbuf<T>& {
-    if (used + size > arena.size()) throw std::logic_error("check_dim_type: arena too small");
+    if (used + size > arena.size()) throw std::logic_error("check_dim_calls: arena too small");
     owned.push_back(std::make_unique<dbuf<T>>(arena.data() + used, size));
     used += size;
     std::vector<T> h(size);

@@ -36,13 +36,6 @@ concept runs_redistribute = requires(const Comm& c, const T* s, T* r, std::span<
   c.reduce_scatterv(s, r, n, o, typename Comm::stream_type{});
 };
 
-/// Every dim of the mesh, as a step's group bits.
-template <class Layout>
-constexpr unsigned all_dims_of() {
-  static_assert(Layout::ndim < 32, "devmesh: redistribute: a group is a bit set of at most 31 dims");
-  return (1u << Layout::ndim) - 1u;
-}
-
 /// The call as every rank must describe it alike: the specs, the mesh, the extents, the type.
 template <class T, class Layout, class Comm, class S1, class S2, class E>
 std::string redistribute_call(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,

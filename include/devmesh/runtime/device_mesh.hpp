@@ -380,7 +380,7 @@ void agree_on_call(const device_mesh<Layout, Comm>& mesh, const Describe& call, 
   std::string text;
   if constexpr (std::is_invocable_v<const Describe&>) text = call();
   else text = std::string(call);
-  const Comm& c = mesh.flattened_comm(Layout::ndim >= 32 ? ~0u : (1u << Layout::ndim) - 1u);
+  const Comm& c = mesh.flattened_comm(all_dims_of<Layout>());
   const deadline dl = mesh.state_->start_step();
   const std::string step = text + " (DEVMESH_CHECK_COLLECTIVES)";
   agree(c, local_error, step, dl);

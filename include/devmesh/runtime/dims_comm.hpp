@@ -53,6 +53,13 @@ struct dims_group_view {
   }
 };
 
+/// Every dim of a mesh, as the bits flattened_comm and redistribute's steps take.
+template <class Layout>
+constexpr unsigned all_dims_of() {
+  static_assert(Layout::ndim < 32, "devmesh: a group of dims is a bit set of at most 31 dims");
+  return (1u << Layout::ndim) - 1u;
+}
+
 /// The one dim that `bits` names (bit d: dim d of m), or -1 if it names several; throws
 /// mesh_error, naming `caller`, if it names none or a dim m does not have.
 template <class Layout>
