@@ -1,4 +1,5 @@
 // Misuse: comm_split<>(r) with an empty template argument list
+// compilers: gcc clang
 // expect: devmesh: group<>\(r\) and comm_split<>\(r\) need at least one dim name
 // expect: group_without_dims<.*name"tp"
 #include <devmesh/devmesh.hpp>

@@ -1,4 +1,5 @@
 // Misuse: comm() without a dim name on a mesh of two dims (PyTorch's get_group() needs a 1-D mesh too)
+// compilers: gcc clang
 // expect: devmesh: this call names no dim, and the mesh has more than one
 // expect: dim_name_needed<.*name"dp".*name"tp"
 #include "../support/declared_comm.hpp"

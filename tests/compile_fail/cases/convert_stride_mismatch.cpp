@@ -1,4 +1,5 @@
 // Misuse: tp of a (dp=2, tp=4) mesh converted to the type of tp of a (tp=4, x=2) mesh: same size, other stride
+// compilers: gcc clang
 // expect: devmesh: mesh conversion: a static value of the target mesh type differs from the mesh's
 // expect: converted_value_differs<.*name"tp"
 // expect: converted_value_differs<.*stride_of_mode.*size_value<2>.*size_value<1>

@@ -1,4 +1,5 @@
 // Misuse: rank_at({0, 2, 0}) on a (2, 2, 2) static mesh, in a constant expression
+// compilers: gcc clang
 // expect: fail_coordinate
 // expect-gcc: devmesh: coordinate out of range
 // expect-clang: devmesh: coordinate out of range

@@ -1,4 +1,5 @@
 // Misuse: size(3) on a 3-dim static mesh, in a constant expression
+// compilers: gcc clang
 // expect: fail_dim_index
 // expect-gcc: devmesh: dim index out of range
 // expect-clang: devmesh: dim index out of range

@@ -1,4 +1,5 @@
 // Misuse: a flatten names an alias together with one of its own dims
+// compilers: gcc clang
 // expect: devmesh: a flatten names a dim twice, or an alias together with one of its own dims
 // expect: flatten_overlaps_itself<.*name"x"
 // expect: name"cp"

@@ -1,4 +1,5 @@
 // Misuse: flatten<"dp">() of the whole mesh into a name it already has
+// compilers: gcc clang
 // expect: devmesh: the new dim name is already taken
 // expect: name_taken<.*name"dp"
 #include <devmesh/devmesh.hpp>

@@ -1,4 +1,5 @@
 // Misuse: flatten<"", ...>() into an alias with an empty name
+// compilers: gcc clang
 // expect: devmesh: a dim name must not be empty
 // expect: empty_dim_name<.*existing_dims<.*name"dp"
 #include <devmesh/devmesh.hpp>

@@ -1,4 +1,5 @@
 // Misuse: a group names a dim together with an alias that contains it
+// compilers: gcc clang
 // expect: devmesh: a slice or group names an alias together with one of its own dims
 // expect: dims_overlap<.*name"dp"
 // expect: dims_overlap<.*name"dp_cp"

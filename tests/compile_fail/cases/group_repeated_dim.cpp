@@ -1,4 +1,5 @@
 // Misuse: the same dim twice in a group
+// compilers: gcc clang
 // expect: devmesh: the same dim is named twice
 // expect: dim_repeated<.*name"cp"
 #include <devmesh/devmesh.hpp>

@@ -1,4 +1,5 @@
 // Misuse: local_rank() without a dim name on a mesh of three dims
+// compilers: gcc clang
 // expect: devmesh: this call names no dim, and the mesh has more than one
 // expect: dim_name_needed<.*name"dp".*name"cp".*name"tp"
 #include "../support/declared_comm.hpp"

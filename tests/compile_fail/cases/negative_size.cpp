@@ -1,4 +1,5 @@
 // Misuse: a static dim of negative size (other than dynamic_size)
+// compilers: gcc clang
 // expect: devmesh: a dim size must be positive
 // expect: non_positive_size<.*name"tp"
 // expect: size_value<-3>

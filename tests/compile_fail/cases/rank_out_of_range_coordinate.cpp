@@ -1,4 +1,5 @@
 // Misuse: coordinate(8) on an 8-rank static mesh, in a constant expression
+// compilers: gcc clang
 // expect: fail_rank
 // expect-gcc: devmesh: rank out of range
 // expect-clang: devmesh: rank out of range

@@ -1,4 +1,5 @@
 // Misuse: group<"tp">(-1) on a static mesh, in a constant expression
+// compilers: gcc clang
 // expect: fail_rank
 // expect-gcc: devmesh: rank out of range
 // expect-clang: devmesh: rank out of range

@@ -1,4 +1,5 @@
 // Misuse: a bool given as the size of the second dynamic dim (true would become 1)
+// compilers: gcc clang
 // expect: devmesh: a mesh size must be an integer
 // expect: size_not_integer<.*name"b".*bool
 #include <devmesh/devmesh.hpp>

@@ -1,4 +1,5 @@
 // Misuse: a pointer given as a size (here a C string), for the dynamic dim of hsdp
+// compilers: gcc clang
 // expect: devmesh: a mesh size must be an integer
 // expect: size_not_integer<.*name"replicate".*const char ?\*
 #include <devmesh/devmesh.hpp>

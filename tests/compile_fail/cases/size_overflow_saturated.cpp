@@ -1,4 +1,5 @@
 // Misuse: static sizes whose product overflows even a 64-bit integer (INT_MAX cubed)
+// compilers: gcc clang
 // expect: devmesh: the mesh has more ranks than an int can count
 // expect: size_overflow<.*name"x".*name"y".*name"z"
 #include <devmesh/devmesh.hpp>

@@ -1,4 +1,5 @@
 // Misuse: unflatten into a new dim with an empty name
+// compilers: gcc clang
 // expect: devmesh: a dim name must not be empty
 // expect: empty_dim_name<.*size_value<2>
 #include <devmesh/devmesh.hpp>

@@ -1,4 +1,5 @@
 // Misuse: unflatten into a new dim whose name another dim already has
+// compilers: gcc clang
 // expect: devmesh: the new dim name is already taken
 // expect: name_taken<.*name"tp"
 #include <devmesh/devmesh.hpp>

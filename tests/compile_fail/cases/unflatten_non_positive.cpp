@@ -1,4 +1,5 @@
 // Misuse: unflatten into a new dim of size 0
+// compilers: gcc clang
 // expect: devmesh: a dim size must be positive
 // expect: non_positive_size<.*name"b".*size_value<0>
 #include <devmesh/devmesh.hpp>

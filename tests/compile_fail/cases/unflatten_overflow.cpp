@@ -1,4 +1,5 @@
 // Misuse: unflatten into static sizes whose product (2^64) cannot fit in an int, with one inferred dim
+// compilers: gcc clang
 // expect: devmesh: the mesh has more ranks than an int can count
 // expect: size_overflow<.*name"w".*name"x".*name"y".*name"z".*name"q"
 #include <devmesh/devmesh.hpp>

@@ -1,4 +1,5 @@
 // Misuse: unflatten into two new dims of the same name
+// compilers: gcc clang
 // expect: devmesh: the same dim is named twice
 // expect: dim_repeated<.*name"a"
 #include <devmesh/devmesh.hpp>

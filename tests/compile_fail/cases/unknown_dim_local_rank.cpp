@@ -1,4 +1,5 @@
 // Misuse: local_rank<"pp">(r) on a mesh without a "pp" dim
+// compilers: gcc clang
 // expect: devmesh: unknown dim
 // expect: unknown_dim<.*name"pp"
 // expect: existing_dims<.*name"dp".*name"cp".*name"tp"

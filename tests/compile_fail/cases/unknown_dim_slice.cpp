@@ -1,4 +1,5 @@
 // Misuse: slice<"tp", "pp">() with an unknown dim
+// compilers: gcc clang
 // expect: devmesh: unknown dim
 // expect: unknown_dim<.*name"pp"
 // expect: existing_dims<.*name"dp".*name"cp".*name"tp"
