@@ -2,10 +2,14 @@
 // One process (MPI singleton), a device mesh of shape (1, 1, 1) over it:
 //   comm_named     mesh.comm<"tp">().native()         vs   comm_handle: a stored MPI_Comm
 //   all_reduce_*   mesh.all_reduce<"tp">(1 float)     vs   MPI_Allreduce on the same MPI_Comm
+//     _named       the defaults: the flight recorder on, the watchdog off
+//     _unrecorded  options.flight_record_entries = 0: named minus this is the recorder's cost
+//     _watched     options.watchdog = 600 s: MPI_Iallreduce, polled (the watchdog's cost)
 // A one-rank all-reduce does almost nothing, so the difference is devmesh's dispatch.
 #include <benchmark/benchmark.h>
 
 #include <devmesh/devmesh.hpp>
+#include <chrono>
 #include <optional>
 #include <span>
 
@@ -18,7 +22,7 @@ using device_mesh = dm::device_mesh<mesh3, dm::mpi::communicator>;
 namespace {
 
 std::optional<dm::mpi::communicator> world;
-std::optional<device_mesh> mesh;
+std::optional<device_mesh> mesh, unrecorded, watched;
 MPI_Comm handle = MPI_COMM_NULL;  // what hand-written code keeps: the dim's MPI_Comm
 
 template <class F>
@@ -49,6 +53,18 @@ void all_reduce_named(benchmark::State& st) {
     benchmark::ClobberMemory();
   });
 }
+void all_reduce_unrecorded(benchmark::State& st) {
+  run(st, [] {
+    unrecorded->all_reduce<"tp">(std::span(&value, 1), dm::op::sum);
+    benchmark::ClobberMemory();
+  });
+}
+void all_reduce_watched(benchmark::State& st) {
+  run(st, [] {
+    watched->all_reduce<"tp">(std::span(&value, 1), dm::op::sum);
+    benchmark::ClobberMemory();
+  });
+}
 void all_reduce_raw(benchmark::State& st) {
   run(st, [] {
     MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_FLOAT, MPI_SUM, handle);
@@ -61,6 +77,8 @@ void all_reduce_raw(benchmark::State& st) {
 BENCHMARK(comm_named);
 BENCHMARK(comm_handle);
 BENCHMARK(all_reduce_named);
+BENCHMARK(all_reduce_unrecorded);
+BENCHMARK(all_reduce_watched);
 BENCHMARK(all_reduce_raw);
 
 int main(int argc, char** argv) {
@@ -69,8 +87,16 @@ int main(int argc, char** argv) {
   world.emplace(dm::mpi::world());
   mesh.emplace(dm::init_device_mesh(*world, mesh3(1, 1, world->size())));
   handle = mesh->comm<"tp">().native();
+  dm::device_mesh_options<dm::mpi::communicator> o;
+  o.flight_record_entries = 0;
+  unrecorded.emplace(dm::init_device_mesh(*world, mesh3(1, 1, world->size()), o));
+  o.flight_record_entries = -1;
+  o.watchdog = std::chrono::seconds(600);
+  watched.emplace(dm::init_device_mesh(*world, mesh3(1, 1, world->size()), o));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  watched.reset();
+  unrecorded.reset();
   mesh.reset();
   return 0;
 }

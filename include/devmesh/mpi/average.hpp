@@ -9,6 +9,7 @@
 #include "native.hpp"
 
 #include "../core/diagnostics.hpp"
+#include "control.hpp"
 #include "datatype.hpp"
 #include "error.hpp"
 #include "handle.hpp"
@@ -53,7 +54,7 @@ enum class reduction { all, to_root, scatter };
 /// values of T always fits T. Only rank `root` gets a result of reduction::to_root.
 template <class T>
 void integer_avg(const comm_handle& h, reduction kind, const T* send, T* recv, std::size_t n_in, std::size_t n_out,
-                 int root) {
+                 int root, const watched_call* watch = nullptr) {
   std::vector<wide_int> wide(send, send + n_in);
   const auto& w = wide_sum();
   const char* call = kind == reduction::all       ? "MPI_Allreduce (op::avg)"
@@ -62,14 +63,17 @@ void integer_avg(const comm_handle& h, reduction kind, const T* send, T* recv, s
   const int c = int_count(call, n_out);
   const MPI_Comm comm = h.native();
   const bool at_root = h.rank() == root;
-  int rc = MPI_SUCCESS;
-  if (kind == reduction::all)
-    rc = MPI_Allreduce(MPI_IN_PLACE, wide.data(), c, w.type, w.op, comm);
-  else if (kind == reduction::to_root)
-    rc = MPI_Reduce(at_root ? MPI_IN_PLACE : wide.data(), wide.data(), c, w.type, w.op, root, comm);
-  else
-    rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, wide.data(), c, w.type, w.op, comm);
-  check(rc, call);
+  wide_int* b = wide.data();
+  const void* in = kind == reduction::to_root && !at_root ? static_cast<const void*>(b) : MPI_IN_PLACE;
+  issue(h, call, call, watch, [&] {
+    if (kind == reduction::all) return MPI_Allreduce(MPI_IN_PLACE, b, c, w.type, w.op, comm);
+    if (kind == reduction::to_root) return MPI_Reduce(in, b, c, w.type, w.op, root, comm);
+    return MPI_Reduce_scatter_block(MPI_IN_PLACE, b, c, w.type, w.op, comm);
+  }, [&](MPI_Request* r) {
+    if (kind == reduction::all) return MPI_Iallreduce(MPI_IN_PLACE, b, c, w.type, w.op, comm, r);
+    if (kind == reduction::to_root) return MPI_Ireduce(in, b, c, w.type, w.op, root, comm, r);
+    return MPI_Ireduce_scatter_block(MPI_IN_PLACE, b, c, w.type, w.op, comm, r);
+  }, wide);
   if (kind == reduction::to_root && !at_root) return;
   for (std::size_t i = 0; i < n_out; ++i) recv[i] = static_cast<T>(wide[i] / h.size());
 }

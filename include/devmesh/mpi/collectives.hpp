@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -12,6 +13,7 @@
 
 #include "../runtime/backend.hpp"
 #include "average.hpp"
+#include "control.hpp"
 #include "datatype.hpp"
 #include "error.hpp"
 #include "handle.hpp"
@@ -44,95 +46,123 @@ std::vector<T> copy_if_overlapping(const T* send, std::size_t ns, const T* recv,
 
 /// MPI_Allreduce of n elements.
 template <class T>
-void all_reduce(const comm_handle& h, const T* send, T* recv, std::size_t n, op o) {
+void all_reduce(const comm_handle& h, const T* send, T* recv, std::size_t n, op o, const watched_call* watch = nullptr) {
   const MPI_Comm comm = h.use("all_reduce");
   if constexpr (is_integer<T>)
-    if (o == op::avg) return integer_avg(h, reduction::all, send, recv, n, n, 0);
-  const std::vector<T> copy = send == recv ? std::vector<T>() : copy_if_overlapping(send, n, recv, n);
-  check(MPI_Allreduce(send == recv ? MPI_IN_PLACE : copy.empty() ? send : copy.data(), recv,
-                      int_count("all_reduce", n), datatype<T>(), mpi_op<T>(o), comm),
-        "MPI_Allreduce");
+    if (o == op::avg) return integer_avg(h, reduction::all, send, recv, n, n, 0, watch);
+  std::vector<T> copy = send == recv ? std::vector<T>() : copy_if_overlapping(send, n, recv, n);
+  const void* from = send == recv ? MPI_IN_PLACE : copy.empty() ? send : copy.data();
+  const int c = int_count("all_reduce", n);
+  issue(h, "MPI_Allreduce", "MPI_Iallreduce", watch,
+        [&] { return MPI_Allreduce(from, recv, c, datatype<T>(), mpi_op<T>(o), comm); },
+        [&](MPI_Request* r) { return MPI_Iallreduce(from, recv, c, datatype<T>(), mpi_op<T>(o), comm, r); }, copy);
   if (o == op::avg) divide(recv, n, h.size());
 }
 
 /// MPI_Reduce of n elements onto rank root.
 template <class T>
-void reduce(const comm_handle& h, const T* send, T* recv, std::size_t n, op o, int root) {
+void reduce(const comm_handle& h, const T* send, T* recv, std::size_t n, op o, int root,
+            const watched_call* watch = nullptr) {
   const MPI_Comm comm = h.use("reduce");
   if constexpr (is_integer<T>)
-    if (o == op::avg) return integer_avg(h, reduction::to_root, send, recv, n, n, root);
+    if (o == op::avg) return integer_avg(h, reduction::to_root, send, recv, n, n, root, watch);
   const bool in_place = send == recv && h.rank() == root;
-  const std::vector<T> copy = send == recv ? std::vector<T>() : copy_if_overlapping(send, n, recv, n);
-  check(MPI_Reduce(in_place ? MPI_IN_PLACE : copy.empty() ? send : copy.data(), recv, int_count("reduce", n),
-                   datatype<T>(), mpi_op<T>(o), root, comm),
-        "MPI_Reduce");
+  std::vector<T> copy = send == recv ? std::vector<T>() : copy_if_overlapping(send, n, recv, n);
+  const void* from = in_place ? MPI_IN_PLACE : copy.empty() ? send : copy.data();
+  const int c = int_count("reduce", n);
+  issue(h, "MPI_Reduce", "MPI_Ireduce", watch,
+        [&] { return MPI_Reduce(from, recv, c, datatype<T>(), mpi_op<T>(o), root, comm); },
+        [&](MPI_Request* r) { return MPI_Ireduce(from, recv, c, datatype<T>(), mpi_op<T>(o), root, comm, r); }, copy);
   if (o == op::avg && h.rank() == root) divide(recv, n, h.size());
 }
 
 /// MPI_Bcast of n elements from rank root.
 template <class T>
-void broadcast(const comm_handle& h, T* buf, std::size_t n, int root) {
+void broadcast(const comm_handle& h, T* buf, std::size_t n, int root, const watched_call* watch = nullptr) {
   const MPI_Comm comm = h.use("broadcast");
-  check(MPI_Bcast(buf, int_count("broadcast", n), datatype<T>(), root, comm), "MPI_Bcast");
+  const int c = int_count("broadcast", n);
+  int none = 0;
+  issue(h, "MPI_Bcast", "MPI_Ibcast", watch, [&] { return MPI_Bcast(buf, c, datatype<T>(), root, comm); },
+        [&](MPI_Request* r) { return MPI_Ibcast(buf, c, datatype<T>(), root, comm, r); }, none);
 }
 
 /// MPI_Allgather: send_count elements from each rank into recv, in rank order.
 template <class T>
-void all_gather(const comm_handle& h, const T* send, T* recv, std::size_t send_count) {
+void all_gather(const comm_handle& h, const T* send, T* recv, std::size_t send_count,
+                const watched_call* watch = nullptr) {
   const MPI_Comm comm = h.use("all_gather");
   const int c = int_count("all_gather", send_count);
   const std::size_t recv_count = send_count * static_cast<std::size_t>(h.size());
-  const std::vector<T> copy = copy_if_overlapping(send, send_count, recv, recv_count);
-  check(MPI_Allgather(copy.empty() ? send : copy.data(), c, datatype<T>(), recv, c, datatype<T>(), comm),
-        "MPI_Allgather");
+  std::vector<T> copy = copy_if_overlapping(send, send_count, recv, recv_count);
+  const T* from = copy.empty() ? send : copy.data();
+  issue(h, "MPI_Allgather", "MPI_Iallgather", watch,
+        [&] { return MPI_Allgather(from, c, datatype<T>(), recv, c, datatype<T>(), comm); },
+        [&](MPI_Request* r) { return MPI_Iallgather(from, c, datatype<T>(), recv, c, datatype<T>(), comm, r); }, copy);
 }
 
 /// MPI_Reduce_scatter_block: block rank() of the reduction, recv_count elements.
 template <class T>
-void reduce_scatter(const comm_handle& h, const T* send, T* recv, std::size_t recv_count, op o) {
+void reduce_scatter(const comm_handle& h, const T* send, T* recv, std::size_t recv_count, op o,
+                    const watched_call* watch = nullptr) {
   const MPI_Comm comm = h.use("reduce_scatter");
   const std::size_t send_count = recv_count * static_cast<std::size_t>(h.size());
   if constexpr (is_integer<T>)
-    if (o == op::avg) return integer_avg(h, reduction::scatter, send, recv, send_count, recv_count, 0);
-  const std::vector<T> copy = copy_if_overlapping(send, send_count, recv, recv_count);
-  check(MPI_Reduce_scatter_block(copy.empty() ? send : copy.data(), recv, int_count("reduce_scatter", recv_count),
-                                 datatype<T>(), mpi_op<T>(o), comm),
-        "MPI_Reduce_scatter_block");
+    if (o == op::avg) return integer_avg(h, reduction::scatter, send, recv, send_count, recv_count, 0, watch);
+  std::vector<T> copy = copy_if_overlapping(send, send_count, recv, recv_count);
+  const T* from = copy.empty() ? send : copy.data();
+  const int c = int_count("reduce_scatter", recv_count);
+  issue(h, "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block", watch,
+        [&] { return MPI_Reduce_scatter_block(from, recv, c, datatype<T>(), mpi_op<T>(o), comm); },
+        [&](MPI_Request* r) {
+          return MPI_Ireduce_scatter_block(from, recv, c, datatype<T>(), mpi_op<T>(o), comm, r);
+        }, copy);
   if (o == op::avg) divide(recv, recv_count, h.size());
 }
 
 /// MPI_Alltoall: block j of send to rank j, block i of recv from rank i.
 template <class T>
-void all_to_all(const comm_handle& h, const T* send, T* recv, std::size_t count_per_rank) {
+void all_to_all(const comm_handle& h, const T* send, T* recv, std::size_t count_per_rank,
+                const watched_call* watch = nullptr) {
   const MPI_Comm comm = h.use("all_to_all");
   const int c = int_count("all_to_all", count_per_rank);
   const std::size_t total = count_per_rank * static_cast<std::size_t>(h.size());
-  const std::vector<T> copy = copy_if_overlapping(send, total, recv, total);
-  check(MPI_Alltoall(copy.empty() ? send : copy.data(), c, datatype<T>(), recv, c, datatype<T>(), comm),
-        "MPI_Alltoall");
+  std::vector<T> copy = copy_if_overlapping(send, total, recv, total);
+  const T* from = copy.empty() ? send : copy.data();
+  issue(h, "MPI_Alltoall", "MPI_Ialltoall", watch,
+        [&] { return MPI_Alltoall(from, c, datatype<T>(), recv, c, datatype<T>(), comm); },
+        [&](MPI_Request* r) { return MPI_Ialltoall(from, c, datatype<T>(), recv, c, datatype<T>(), comm, r); }, copy);
 }
 
 /// MPI_Barrier.
 template <class = void>
-void barrier(const comm_handle& h) {
+void barrier(const comm_handle& h, const watched_call* watch = nullptr) {
   const MPI_Comm comm = h.use("barrier");
-  check(MPI_Barrier(comm), "MPI_Barrier");
+  int none = 0;
+  issue(h, "MPI_Barrier", "MPI_Ibarrier", watch, [&] { return MPI_Barrier(comm); },
+        [&](MPI_Request* r) { return MPI_Ibarrier(comm, r); }, none);
 }
 
-/// MPI_Sendrecv; dest/source -1: no send/receive on that side (MPI_PROC_NULL).
+/// MPI_Sendrecv; dest/source -1: no send/receive on that side (MPI_PROC_NULL). Watched: an
+/// MPI_Isend and an MPI_Irecv, waited for together.
 template <class T>
 void sendrecv(const comm_handle& h, const T* send, std::size_t send_count, int dest, T* recv, std::size_t recv_count,
-              int source) {
+              int source, const watched_call* watch = nullptr) {
   const MPI_Comm comm = h.use("sendrecv");
   constexpr int tag = 0x646d;  // "dm"
   // MPI forbids overlapping send and receive buffers: shift(buf, buf) sends a copy.
-  const std::vector<T> copy = dest < 0 || source < 0 ? std::vector<T>()
-                                                     : copy_if_overlapping(send, send_count, recv, recv_count);
+  std::vector<T> copy = dest < 0 || source < 0 ? std::vector<T>()
+                                               : copy_if_overlapping(send, send_count, recv, recv_count);
   if (!copy.empty()) send = copy.data();
-  check(MPI_Sendrecv(send, int_count("sendrecv", send_count), datatype<T>(), dest < 0 ? MPI_PROC_NULL : dest, tag,
-                     recv, int_count("sendrecv", recv_count), datatype<T>(), source < 0 ? MPI_PROC_NULL : source, tag,
-                     comm, MPI_STATUS_IGNORE),
-        "MPI_Sendrecv");
+  const int ns = int_count("sendrecv", send_count), nr = int_count("sendrecv", recv_count);
+  const int to = dest < 0 ? MPI_PROC_NULL : dest, from = source < 0 ? MPI_PROC_NULL : source;
+  if (!watch) [[likely]]
+    return check(MPI_Sendrecv(send, ns, datatype<T>(), to, tag, recv, nr, datatype<T>(), from, tag, comm,
+                              MPI_STATUS_IGNORE),
+                 "MPI_Sendrecv");
+  MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  check(MPI_Irecv(recv, nr, datatype<T>(), from, tag, comm, &reqs[0]), "MPI_Irecv");
+  check(MPI_Isend(send, ns, datatype<T>(), to, tag, comm, &reqs[1]), "MPI_Isend");
+  wait_watched(h, "MPI_Isend/MPI_Irecv (sendrecv)", *watch, std::span<MPI_Request>(reqs), copy);
 }
 
 }  // namespace devmesh::mpi::detail

@@ -14,6 +14,7 @@
 
 #include "../runtime/backend.hpp"
 #include "collectives.hpp"
+#include "control.hpp"
 #include "datatype.hpp"
 #include "error.hpp"
 #include "handle.hpp"
@@ -66,22 +67,30 @@ std::size_t counts_at(const comm_handle& h, const char* what, std::span<const st
 template <class T>
 void all_to_allv(const comm_handle& h, const T* send, std::span<const std::size_t> send_counts,
                  std::span<const std::size_t> send_at, T* recv, std::span<const std::size_t> recv_counts,
-                 std::span<const std::size_t> recv_at) {
+                 std::span<const std::size_t> recv_at, const watched_call* watch = nullptr) {
   const MPI_Comm comm = h.use("all_to_allv");
   std::vector<int> sc, sd, rc, rd;
   const std::size_t ns = counts_at(h, "all_to_allv", send_counts, send_at, sc, sd);
   const std::size_t nr = counts_at(h, "all_to_allv", recv_counts, recv_at, rc, rd);
-  const std::vector<T> copy = copy_if_overlapping(send, ns, recv, nr);
-  check(MPI_Alltoallv(copy.empty() ? send : copy.data(), sc.data(), sd.data(), datatype<T>(), recv, rc.data(),
-                      rd.data(), datatype<T>(), comm),
-        "MPI_Alltoallv");
+  struct buffers {  // what MPI reads until the call completes (kept if the watchdog fires)
+    std::vector<T> copy;
+    std::vector<int> sc, sd, rc, rd;
+  } b{copy_if_overlapping(send, ns, recv, nr), std::move(sc), std::move(sd), std::move(rc), std::move(rd)};
+  const T* from = b.copy.empty() ? send : b.copy.data();
+  issue(h, "MPI_Alltoallv", "MPI_Ialltoallv", watch, [&] {
+    return MPI_Alltoallv(from, b.sc.data(), b.sd.data(), datatype<T>(), recv, b.rc.data(), b.rd.data(), datatype<T>(), comm);
+  }, [&](MPI_Request* r) {
+    return MPI_Ialltoallv(from, b.sc.data(), b.sd.data(), datatype<T>(), recv, b.rc.data(), b.rd.data(), datatype<T>(),
+                          comm, r);
+  }, b);
 }
 
 /// MPI_Reduce_scatter: the reduction of every rank's send (the blocks of all ranks, packed in
 /// rank order, recv_counts[i] elements for rank i); rank() receives its block. op::avg on
 /// floating types sums, then divides; integer averages are refused (mesh_error).
 template <class T>
-void reduce_scatterv(const comm_handle& h, const T* send, T* recv, std::span<const std::size_t> recv_counts, op o) {
+void reduce_scatterv(const comm_handle& h, const T* send, T* recv, std::span<const std::size_t> recv_counts, op o,
+                     const watched_call* watch = nullptr) {
   const MPI_Comm comm = h.use("reduce_scatterv");
   if constexpr (is_integer<T>)
     if (o == op::avg)
@@ -91,9 +100,15 @@ void reduce_scatterv(const comm_handle& h, const T* send, T* recv, std::span<con
   packed_counts(h, "reduce_scatterv", recv_counts, rc, rd);
   const std::size_t ns = static_cast<std::size_t>(rd.back()) + recv_counts.back();
   const std::size_t mine = recv_counts[static_cast<std::size_t>(h.rank())];
-  const std::vector<T> copy = copy_if_overlapping(send, ns, recv, mine);
-  check(MPI_Reduce_scatter(copy.empty() ? send : copy.data(), recv, rc.data(), datatype<T>(), mpi_op<T>(o), comm),
-        "MPI_Reduce_scatter");
+  struct buffers {  // what MPI reads until the call completes (kept if the watchdog fires)
+    std::vector<T> copy;
+    std::vector<int> rc;
+  } b{copy_if_overlapping(send, ns, recv, mine), std::move(rc)};
+  const T* from = b.copy.empty() ? send : b.copy.data();
+  issue(h, "MPI_Reduce_scatter", "MPI_Ireduce_scatter", watch,
+        [&] { return MPI_Reduce_scatter(from, recv, b.rc.data(), datatype<T>(), mpi_op<T>(o), comm); },
+        [&](MPI_Request* r) { return MPI_Ireduce_scatter(from, recv, b.rc.data(), datatype<T>(), mpi_op<T>(o), comm, r); },
+        b);
   if (o == op::avg) divide(recv, mine, h.size());
 }
 

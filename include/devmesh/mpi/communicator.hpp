@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <utility>
 
 #include "native.hpp"
@@ -30,6 +31,8 @@ class communicator {
   using native_type = MPI_Comm;
   using options_type = comm_options;
   using stream_type = no_stream;
+  /// The typed collectives take a watchdog bound (runtime/backend.hpp's watchable).
+  static constexpr bool watchable = true;
 
   /// An invalid communicator (what non-members of a split get).
   communicator() = default;
@@ -107,6 +110,14 @@ class communicator {
   /// communicator unusable instead: every later call throws comm_error, as NCCL's do after
   /// ncclCommAbort. (The MPI_Comm is still freed at destruction.)
   void abort() noexcept { h_.abort(); }
+  /// abort(), with the reason every later call's comm_error gives (the watchdog's).
+  void abort(const std::string& why) noexcept {
+    try {
+      h_.mark_unusable(why);
+    } catch (...) {  // no memory for the text
+      h_.abort();
+    }
+  }
   /// No-op: MPI has no group calls (NCCL's ncclGroupStart).
   static void group_start() {}
   /// No-op: MPI has no group calls (NCCL's ncclGroupEnd).
@@ -116,33 +127,37 @@ class communicator {
   /// MPI_Allreduce of n elements (send == recv: in place); op::avg sums, then divides
   /// (integers exactly, average.hpp).
   template <class T>
-  void all_reduce(const T* send, T* recv, std::size_t n, op o, stream_type = {}) const {
-    detail::all_reduce(h_, send, recv, n, o);
+  void all_reduce(const T* send, T* recv, std::size_t n, op o, stream_type = {}, const watched_call* watch = nullptr) const {
+    detail::all_reduce(h_, send, recv, n, o, watch);
   }
   /// MPI_Reduce of n elements onto rank root (send == recv: in place).
   template <class T>
-  void reduce(const T* send, T* recv, std::size_t n, op o, int root, stream_type = {}) const {
-    detail::reduce(h_, send, recv, n, o, root);
+  void reduce(const T* send, T* recv, std::size_t n, op o, int root, stream_type = {},
+              const watched_call* watch = nullptr) const {
+    detail::reduce(h_, send, recv, n, o, root, watch);
   }
   /// MPI_Bcast of n elements from rank root.
   template <class T>
-  void broadcast(T* buf, std::size_t n, int root, stream_type = {}) const {
-    detail::broadcast(h_, buf, n, root);
+  void broadcast(T* buf, std::size_t n, int root, stream_type = {}, const watched_call* watch = nullptr) const {
+    detail::broadcast(h_, buf, n, root, watch);
   }
   /// MPI_Allgather: send_count elements from each rank into recv, in rank order.
   template <class T>
-  void all_gather(const T* send, T* recv, std::size_t send_count, stream_type = {}) const {
-    detail::all_gather(h_, send, recv, send_count);
+  void all_gather(const T* send, T* recv, std::size_t send_count, stream_type = {},
+                  const watched_call* watch = nullptr) const {
+    detail::all_gather(h_, send, recv, send_count, watch);
   }
   /// MPI_Reduce_scatter_block: block rank() of the reduction, recv_count elements.
   template <class T>
-  void reduce_scatter(const T* send, T* recv, std::size_t recv_count, op o, stream_type = {}) const {
-    detail::reduce_scatter(h_, send, recv, recv_count, o);
+  void reduce_scatter(const T* send, T* recv, std::size_t recv_count, op o, stream_type = {},
+                      const watched_call* watch = nullptr) const {
+    detail::reduce_scatter(h_, send, recv, recv_count, o, watch);
   }
   /// MPI_Alltoall: block j of send to rank j, block i of recv from rank i.
   template <class T>
-  void all_to_all(const T* send, T* recv, std::size_t count_per_rank, stream_type = {}) const {
-    detail::all_to_all(h_, send, recv, count_per_rank);
+  void all_to_all(const T* send, T* recv, std::size_t count_per_rank, stream_type = {},
+                  const watched_call* watch = nullptr) const {
+    detail::all_to_all(h_, send, recv, count_per_rank, watch);
   }
   /// MPI_Alltoallv: send_counts[j] elements to rank j from send + send_at[j], recv_counts[i]
   /// from rank i into recv + recv_at[i]; empty displacements: packed in rank order
@@ -150,24 +165,24 @@ class communicator {
   template <class T>
   void all_to_allv(const T* send, std::span<const std::size_t> send_counts, std::span<const std::size_t> send_at,
                    T* recv, std::span<const std::size_t> recv_counts, std::span<const std::size_t> recv_at,
-                   stream_type = {}) const {
-    detail::all_to_allv(h_, send, send_counts, send_at, recv, recv_counts, recv_at);
+                   stream_type = {}, const watched_call* watch = nullptr) const {
+    detail::all_to_allv(h_, send, send_counts, send_at, recv, recv_counts, recv_at, watch);
   }
   /// MPI_Reduce_scatter: rank i receives recv_counts[i] elements of the reduction of the
   /// ranks' packed sends (redistribute's Partial -> Shard; an optional member).
   template <class T>
   void reduce_scatterv(const T* send, T* recv, std::span<const std::size_t> recv_counts, op o,
-                       stream_type = {}) const {
-    detail::reduce_scatterv(h_, send, recv, recv_counts, o);
+                       stream_type = {}, const watched_call* watch = nullptr) const {
+    detail::reduce_scatterv(h_, send, recv, recv_counts, o, watch);
   }
   /// MPI_Barrier.
   template <class = void>
-  void barrier(stream_type = {}) const { detail::barrier(h_); }
+  void barrier(stream_type = {}, const watched_call* watch = nullptr) const { detail::barrier(h_, watch); }
   /// MPI_Sendrecv; dest/source -1: no send/receive on that side (MPI_PROC_NULL).
   template <class T>
   void sendrecv(const T* send, std::size_t send_count, int dest, T* recv, std::size_t recv_count, int source,
-                stream_type = {}) const {
-    detail::sendrecv(h_, send, send_count, dest, recv, recv_count, source);
+                stream_type = {}, const watched_call* watch = nullptr) const {
+    detail::sendrecv(h_, send, send_count, dest, recv, recv_count, source, watch);
   }
 
  private:

@@ -8,6 +8,9 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <algorithm>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +31,127 @@ void park(std::unique_ptr<unsigned char[]> buf, MPI_Request req) {
   static std::vector<std::pair<std::unique_ptr<unsigned char[]>, MPI_Request>> parked;
   std::lock_guard lock(m);
   parked.emplace_back(std::move(buf), req);
+}
+
+/// What a watched collective that timed out leaves to MPI: its requests and the buffers
+/// devmesh made for it (copies, staging), kept until the process ends.
+template <class = void>
+void park_watched(std::shared_ptr<void> keep, std::span<const MPI_Request> reqs) {
+  static std::mutex m;
+  static std::vector<std::pair<std::shared_ptr<void>, std::vector<MPI_Request>>> parked;
+  std::lock_guard lock(m);
+  parked.emplace_back(std::move(keep), std::vector<MPI_Request>(reqs.begin(), reqs.end()));
+}
+
+/// The watchdog's roll call on one communicator: who says they are in call #seq. Each rank
+/// that waits past a bound tells the others "here, in call #seq" (point-to-point on the
+/// communicator, a tag of devmesh's own, which no collective matches), and answers such
+/// notes from the others while it waits; a note for another call is stale and dropped.
+class roll_call {
+ public:
+  static constexpr int tag = 0x6472;  // "dr"
+  roll_call(const comm_handle& h, std::uint64_t seq)
+      : h_(h), seq_(seq), here_(static_cast<std::size_t>(h.size()), 0), told_(here_.size(), 0) {
+    here_[static_cast<std::size_t>(h.rank())] = 1;
+  }
+  /// Receives the notes that have arrived; answers each rank that is in this call.
+  void listen() {
+    for (;;) {
+      int flag = 0;
+      MPI_Status st;
+      if (MPI_Iprobe(MPI_ANY_SOURCE, tag, h_.native(), &flag, &st) != MPI_SUCCESS || !flag) return;
+      std::uint64_t seq = 0;
+      if (MPI_Recv(&seq, 1, MPI_UINT64_T, st.MPI_SOURCE, tag, h_.native(), MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
+      if (seq != seq_) continue;
+      here_[static_cast<std::size_t>(st.MPI_SOURCE)] = 1;
+      tell(st.MPI_SOURCE);
+    }
+  }
+  /// Tells every rank not told yet that this one is in the call.
+  void tell_all() {
+    for (int r = 0; r < h_.size(); ++r) tell(r);
+  }
+  /// The ranks that did not say they are in the call.
+  std::vector<int> absent() const {
+    std::vector<int> out;
+    for (std::size_t r = 0; r < here_.size(); ++r)
+      if (!here_[r]) out.push_back(static_cast<int>(r));
+    return out;
+  }
+
+ private:
+  void tell(int r) {
+    auto& told = told_[static_cast<std::size_t>(r)];
+    if (told || r == h_.rank()) return;
+    told = 1;
+    // Fire and forget: the note's buffer outlives the send (kept, a word per note).
+    static std::mutex m;
+    static std::vector<std::unique_ptr<std::uint64_t>> notes;
+    std::lock_guard lock(m);
+    notes.push_back(std::make_unique<std::uint64_t>(seq_));
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (MPI_Isend(notes.back().get(), 1, MPI_UINT64_T, r, tag, h_.native(), &req) == MPI_SUCCESS)
+      MPI_Request_free(&req);
+  }
+
+  const comm_handle& h_;
+  std::uint64_t seq_;
+  std::vector<char> here_, told_;
+};
+
+/// The watchdog's wait (a collective issued non-blocking): polls `reqs` until they complete
+/// or `watch.until` passes, holding a roll call once it has waited 10 ms. Past the deadline
+/// it tells every rank it is here, listens for a grace of a tenth of the bound (at most 1 s),
+/// leaves the requests and `keep` (the call's own buffers) to MPI, marks h unusable and
+/// throws watchdog_timeout with the ranks that never said they were in the call. The
+/// caller's buffers stay MPI's too (docs/reliability.md: a late rank may still complete it).
+template <class Keep>
+void wait_watched(const comm_handle& h, const char* call, const watched_call& watch, std::span<MPI_Request> reqs,
+                  Keep& keep) {
+  int done = 0;
+  int rc = MPI_SUCCESS;
+  const int n = static_cast<int>(reqs.size());
+  const auto roll_from = std::chrono::steady_clock::now() + std::chrono::milliseconds(10);
+  std::optional<roll_call> roll;
+  auto test = [&] {
+    if (rc == MPI_SUCCESS && !done) rc = MPI_Testall(n, reqs.data(), &done, MPI_STATUSES_IGNORE);
+    return done != 0 || rc != MPI_SUCCESS;
+  };
+  devmesh::detail::poll_until(watch.until, [&] {
+    if (test()) return true;
+    if (!roll && std::chrono::steady_clock::now() >= roll_from) roll.emplace(h, watch.seq);
+    if (roll) roll->listen();
+    return false;
+  });
+  check(rc, call);
+  if (done) return;
+  if (!roll) roll.emplace(h, watch.seq);
+  roll->tell_all();
+  const auto grace = std::min<std::chrono::milliseconds>(std::chrono::milliseconds(1000), watch.until.bound / 10);
+  devmesh::detail::poll_until(deadline::after(grace), [&] {
+    roll->listen();
+    return test();
+  });
+  check(rc, call);
+  if (done) return;  // the late rank came during the grace
+  h.mark_unusable(std::string(call) + " did not complete within the watchdog's " + watch.until.describe());
+  park_watched(std::make_shared<Keep>(std::move(keep)), reqs);
+  throw watchdog_timeout("devmesh: mpi: " + std::string(call) + " on a communicator of " + std::to_string(h.size()) +
+                             " ranks did not complete within " + watch.until.describe() + " (watchdog)",
+                         roll->absent(), true);
+}
+
+/// Makes one collective: blocking (watch == nullptr, the common case), or, under the
+/// watchdog, non-blocking and waited for until *watch (control.hpp's wait_watched; `keep`:
+/// the call's own buffers, left to MPI with the request if it times out).
+template <class Blocking, class Start, class Keep>
+void issue(const comm_handle& h, const char* call, const char* icall, const watched_call* watch, Blocking&& blocking,
+           Start&& start, Keep& keep) {
+  if (!watch) [[likely]]
+    return check(blocking(), call);
+  MPI_Request req = MPI_REQUEST_NULL;
+  check(start(&req), icall);
+  wait_watched(h, icall, *watch, std::span<MPI_Request>(&req, 1), keep);
 }
 
 /// Starts a non-blocking call on a heap buffer (start(buf, &request)) and polls it until

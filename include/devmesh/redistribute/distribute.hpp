@@ -40,14 +40,16 @@ template <class Layout, class Comm, class E, class T>
 void scatter_from_root(const device_mesh<Layout, Comm>& mesh, const dynamic_sharding<Layout>& whole,
                        const dynamic_sharding<Layout>& sent, const E& ext, const T* src, int root,
                        const std::vector<int>& group, std::vector<T>& now, step_buffers<T>& b) {
-  const auto& c = mesh.flattened_comm(all_dims_of<Layout>());
+  (void)mesh.flattened_comm(all_dims_of<Layout>());  // made now, by every rank, before the branches
   const int pos = mesh.position(), me = static_cast<int>(std::find(group.begin(), group.end(), pos) - group.begin());
   now.assign(static_cast<std::size_t>(sent.local_size(ext, pos)), T{});
   bool sharded = false;
   for (int d = 0; d < Layout::ndim; ++d) sharded = sharded || sent.table().at[d].is_shard();
   if (!sharded) {  // every rank's block is the whole tensor
     if (me == root) std::copy_n(src, now.size(), now.begin());
-    return c.broadcast(now.data(), now.size(), root, {});
+    return collective_on_dims<T>(mesh, all_dims_of<Layout>(), "broadcast", now.size(), [&](const auto& cc, auto... w) {
+      cc.broadcast(now.data(), now.size(), root, {}, w...);
+    });
   }
   const std::size_t n = group.size();
   std::vector<std::size_t> send_counts(n), recv_counts(n), packed;
@@ -63,8 +65,10 @@ void scatter_from_root(const device_mesh<Layout, Comm>& mesh, const dynamic_shar
     }
   else
     recv_counts[static_cast<std::size_t>(root)] = now.size();
-  c.all_to_allv(b.send.data(), std::span<const std::size_t>(send_counts), std::span<const std::size_t>(packed),
-                now.data(), std::span<const std::size_t>(recv_counts), std::span<const std::size_t>(packed), {});
+  collective_on_dims<T>(mesh, all_dims_of<Layout>(), "all_to_allv", now.size(), [&](const auto& cc, auto... w) {
+    cc.all_to_allv(b.send.data(), std::span<const std::size_t>(send_counts), std::span<const std::size_t>(packed),
+                   now.data(), std::span<const std::size_t>(recv_counts), std::span<const std::size_t>(packed), {}, w...);
+  });
 }
 
 }  // namespace detail

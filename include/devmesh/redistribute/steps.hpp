@@ -112,15 +112,14 @@ std::span<const T> local_view(const Mesh& m, const plan_step<N>& s, const E& ext
   return in.subspan(static_cast<std::size_t>(in_old.first), static_cast<std::size_t>(in_old.count));
 }
 
-/// The communicator of the step's group, checked against the group the plan means.
+/// Checks the communicator of the step's group (made now if new) against the group the plan means.
 template <class DeviceMesh>
-const typename DeviceMesh::communicator_type& step_comm(const DeviceMesh& mesh, unsigned group, int size, int me) {
+void check_step_comm(const DeviceMesh& mesh, unsigned group, int size, int me) {
   const auto& c = mesh.flattened_comm(group);
   if (c.size() != size || c.rank() != me)
     fail_step("collective", "the group's communicator has " + std::to_string(c.size()) + " ranks, rank " +
                                 std::to_string(c.rank()) + "; the plan's group has " + std::to_string(size) +
                                 ", this rank at " + std::to_string(me));
-  return c;
 }
 
 /// An all_reduce over the step's group: the block stays, its values are reduced.
@@ -128,8 +127,10 @@ template <class DeviceMesh, int N, class T>
 void run_all_reduce(const DeviceMesh& mesh, const plan_step<N>& s, int pos, std::span<const T> in, std::span<T> out,
                     step_buffers<T>& b) {
   const int me = group_positions(mesh.layout(), s.group, pos, b.group);
-  const auto& c = step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
-  c.all_reduce(in.data(), out.data(), in.size(), to_op<op>(s.op), {});
+  check_step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
+  collective_on_dims<T>(mesh, s.group, "all_reduce", in.size(), [&](const auto& c, auto... watch) {
+    c.all_reduce(in.data(), out.data(), in.size(), to_op<op>(s.op), {}, watch...);
+  });
 }
 
 /// A reduce_scatter: every rank of the group holds the same block (the group is Partial);
@@ -142,11 +143,13 @@ void run_reduce_scatter(const DeviceMesh& mesh, const plan_step<N>& s, const E& 
   const auto& m = mesh.layout();
   const auto before = spec_of_table(m, s.before), after = spec_of_table(m, s.after);
   const int me = group_positions(m, s.group, pos, b.group);
-  const auto& c = step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
+  check_step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
   if constexpr (std::is_integral_v<T>)
     if (s.op == reduction::avg) {  // integer averages round as the backend's all_reduce does
       b.send.assign(in.begin(), in.end());
-      c.all_reduce(b.send.data(), b.send.data(), b.send.size(), op::avg, {});
+      collective_on_dims<T>(mesh, s.group, "all_reduce", b.send.size(), [&](const auto& cc, auto... watch) {
+        cc.all_reduce(b.send.data(), b.send.data(), b.send.size(), op::avg, {}, watch...);
+      });
       for_each_shared_run(before, pos, after, pos, ext, [&](tensor_index i, tensor_index o, tensor_index n) {
         std::copy_n(b.send.begin() + i, n, out.begin() + o);
       });
@@ -177,7 +180,11 @@ void run_reduce_scatter(const DeviceMesh& mesh, const plan_step<N>& s, const E& 
   const bool direct = mine.first == 0 && mine.count == static_cast<tensor_index>(out.size());
   if (!direct) b.recv.resize(b.received[static_cast<std::size_t>(me)]);
   T* recv = direct ? out.data() : b.recv.data();
-  c.reduce_scatterv(send, recv, std::span<const std::size_t>(b.received), to_op<op>(s.op), {});
+  collective_on_dims<T>(mesh, s.group, "reduce_scatterv", b.received[static_cast<std::size_t>(me)],
+                        [&](const auto& cc, auto... watch) {
+                          cc.reduce_scatterv(send, recv, std::span<const std::size_t>(b.received), to_op<op>(s.op), {},
+                                             watch...);
+                        });
   if (direct) return;
   std::size_t k = 0;
   for_each_shared_run(after, pos, after, pos, ext, [&](tensor_index, tensor_index o, tensor_index n) {
@@ -196,7 +203,7 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
   const auto& m = mesh.layout();
   const auto before = spec_of_table(m, s.before), after = spec_of_table(m, s.after);
   const int me = group_positions(m, s.group, pos, b.group);
-  const auto& c = step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
+  check_step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
   const std::size_t n = b.group.size();
   b.sent.assign(n, 0), b.received.assign(n, 0), b.send_at.assign(n, 0), b.recv_at.assign(n, 0);
   bool send_in_place = true, recv_in_place = true;
@@ -232,8 +239,10 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
     for (std::size_t i = 0; i < n; ++i) b.recv_at[i] = at, at += b.received[i];
     recv = b.recv.data();
   }
-  c.all_to_allv(send, std::span<const std::size_t>(b.sent), std::span<const std::size_t>(b.send_at), recv,
-                std::span<const std::size_t>(b.received), std::span<const std::size_t>(b.recv_at), {});
+  collective_on_dims<T>(mesh, s.group, "all_to_allv", total_received, [&](const auto& cc, auto... watch) {
+    cc.all_to_allv(send, std::span<const std::size_t>(b.sent), std::span<const std::size_t>(b.send_at), recv,
+                   std::span<const std::size_t>(b.received), std::span<const std::size_t>(b.recv_at), {}, watch...);
+  });
   std::size_t filled = static_cast<std::size_t>(
       for_each_shared_run(before, pos, after, pos, ext, [&](tensor_index k, tensor_index o, tensor_index len) {
         std::copy_n(in.begin() + k, len, out.begin() + o);

@@ -81,6 +81,16 @@ concept communicator = std::movable<C> && requires(C& c, const C& cc, int color,
   { C::group_end() } -> std::same_as<void>;
 };
 
+/// A backend with a watchdog (the MPI backend): `static constexpr bool watchable = true;`,
+/// and every typed collective below takes one more, last argument, `const watched_call* watch`
+/// (nullptr: as without it). Given, the call must complete by watch->until, or throw
+/// watchdog_timeout (with the ranks that were not in the call, if it can tell) and leave the
+/// communicator unusable (never wait longer).
+template <class C>
+concept watchable = requires {
+  requires C::watchable;
+};
+
 /// Optional members device_mesh uses when a backend has them (the MPI backend has both):
 ///
 ///   C split_group(std::span<const int> ranks, const options_type&) const;

@@ -16,11 +16,16 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "../core/diagnostics.hpp"
 #include "../core/fixed_string.hpp"
 #include "backend.hpp"
 #include "collective_check.hpp"
+#include "comm_cache.hpp"
+#include "deadline.hpp"
+#include "flight_recorder.hpp"
+#include "tracked_call.hpp"
 #include "dim_select.hpp"
 
 namespace devmesh {
@@ -213,10 +218,11 @@ class collectives_of {
   void send_next(S&& send, bool periodic = false, stream_type s = {}) const {
     if constexpr (detail::check_send_buffer<S>()) {
       using T = detail::element_t<S>;
-      const Comm& c = self().comm_on(dim<N>, "send_next");
+      const entry& e = self().entry_on(dim<N>, "send_next");
       const int dest = shift_peers_on(dim<N>, 1, periodic).second;
-      c.sendrecv(static_cast<const T*>(std::ranges::data(send)), std::ranges::size(send), dest, static_cast<T*>(nullptr),
-                 0, -1, s);
+      const T* from = std::ranges::data(send);
+      const std::size_t n = std::ranges::size(send);
+      run<T>(dim<N>, e, "send_next", n, [&](auto... w) { e.comm->sendrecv(from, n, dest, static_cast<T*>(nullptr), 0, -1, s, w...); });
     }
   }
   /// `mesh.recv_prev<"pp">(activations)`: receives recv from local rank - 1 along dim N (the
@@ -226,13 +232,16 @@ class collectives_of {
   void recv_prev(R&& recv, bool periodic = false, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>()) {
       using T = detail::element_t<R>;
-      const Comm& c = self().comm_on(dim<N>, "recv_prev");
+      const entry& e = self().entry_on(dim<N>, "recv_prev");
       const int source = shift_peers_on(dim<N>, 1, periodic).first;
-      c.sendrecv(static_cast<const T*>(nullptr), 0, -1, std::ranges::data(recv), std::ranges::size(recv), source, s);
+      T* to = std::ranges::data(recv);
+      const std::size_t n = std::ranges::size(recv);
+      run<T>(dim<N>, e, "recv_prev", n, [&](auto... w) { e.comm->sendrecv(static_cast<const T*>(nullptr), 0, -1, to, n, source, s, w...); });
     }
   }
 
  private:
+  using entry = detail::comm_entry<Comm>;
   const Mesh& self() const { return static_cast<const Mesh&>(*this); }
   std::size_t dim_size(int d) const { return static_cast<std::size_t>(self().layout().dim_size(d)); }
 
@@ -245,12 +254,18 @@ class collectives_of {
   }
   /// The dim's communicator, after the check mode's agreement when it is on (off: a branch).
   template <class T>
-  const Comm& checked(int d, const char* name, detail::call what, std::size_t ns, std::size_t nr, long long root,
-                      int reduction) const {
-    const Comm& c = self().comm_on(d, name);
+  const entry& checked(int d, const char* name, detail::call what, std::size_t ns, std::size_t nr, long long root,
+                       int reduction) const {
+    const entry& e = self().entry_on(d, name);
     if (self().check_) [[unlikely]]
-      check_on<T>(d, c, what, ns, nr, root, reduction);
-    return c;
+      check_on<T>(d, *e.comm, what, ns, nr, root, reduction);
+    return e;
+  }
+  /// Makes the call (`issue(watch...)`) as every collective is made: recorded in the root's
+  /// flight record and, under the watchdog, bounded (tracked_call.hpp).
+  template <class T, class Issue>
+  void run(int d, const entry& e, std::string_view what, std::size_t count, Issue&& issue) const {
+    detail::tracked_call<T>(*self().state_, self().watch_, e, what, count, [&] { return self().where(d); }, issue);
   }
   void check_root(const char* what, int d, int root) const {
     if (root < 0 || root >= self().layout().dim_size(d))
@@ -268,50 +283,52 @@ class collectives_of {
                               std::to_string(dim_size(d)));
   }
   void barrier_on(int d, stream_type s) const {
-    checked<char>(d, "barrier", detail::call::barrier, 0, 0, 0, 0).barrier(s);
+    const entry& e = checked<char>(d, "barrier", detail::call::barrier, 0, 0, 0, 0);
+    run<void>(d, e, "barrier", 0, [&](auto... w) { e.comm->barrier(s, w...); });
   }
   template <class T>
   void all_reduce_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, stream_type s) const {
-    const Comm& c = checked<T>(d, "all_reduce", detail::call::all_reduce, ns, nr, 0, static_cast<int>(o) + 1);
+    const entry& e = checked<T>(d, "all_reduce", detail::call::all_reduce, ns, nr, 0, static_cast<int>(o) + 1);
     check_equal("all_reduce", d, ns, nr);
-    c.all_reduce(send, recv, ns, o, s);
+    run<T>(d, e, "all_reduce", ns, [&](auto... w) { e.comm->all_reduce(send, recv, ns, o, s, w...); });
   }
   template <class T>
   void reduce_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, int root, stream_type s) const {
-    const Comm& c = checked<T>(d, "reduce", detail::call::reduce, ns, nr, root, static_cast<int>(o) + 1);
+    const entry& e = checked<T>(d, "reduce", detail::call::reduce, ns, nr, root, static_cast<int>(o) + 1);
     check_root("reduce", d, root);
     check_equal("reduce", d, ns, nr);
-    c.reduce(send, recv, ns, o, root, s);
+    run<T>(d, e, "reduce", ns, [&](auto... w) { e.comm->reduce(send, recv, ns, o, root, s, w...); });
   }
   template <class T>
   void broadcast_on(int d, T* buf, std::size_t n, int root, stream_type s) const {
-    const Comm& c = checked<T>(d, "broadcast", detail::call::broadcast, n, n, root, 0);
+    const entry& e = checked<T>(d, "broadcast", detail::call::broadcast, n, n, root, 0);
     check_root("broadcast", d, root);
-    c.broadcast(buf, n, root, s);
+    run<T>(d, e, "broadcast", n, [&](auto... w) { e.comm->broadcast(buf, n, root, s, w...); });
   }
   template <class T>
   void all_gather_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, stream_type s) const {
-    const Comm& c = checked<T>(d, "all_gather", detail::call::all_gather, ns, nr, 0, 0);
+    const entry& e = checked<T>(d, "all_gather", detail::call::all_gather, ns, nr, 0, 0);
     if (nr != ns * dim_size(d))
       size_error("all_gather", d, "recv has " + std::to_string(nr) + " elements; it needs send's " +
                                       std::to_string(ns) + " times the dim size " + std::to_string(dim_size(d)));
-    c.all_gather(send, recv, ns, s);
+    run<T>(d, e, "all_gather", ns, [&](auto... w) { e.comm->all_gather(send, recv, ns, s, w...); });
   }
   template <class T>
   void reduce_scatter_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, stream_type s) const {
-    const Comm& c = checked<T>(d, "reduce_scatter", detail::call::reduce_scatter, ns, nr, 0, static_cast<int>(o) + 1);
+    const entry& e = checked<T>(d, "reduce_scatter", detail::call::reduce_scatter, ns, nr, 0, static_cast<int>(o) + 1);
     check_divisible("reduce_scatter", d, ns);
     if (ns != nr * dim_size(d))
       size_error("reduce_scatter", d, "send has " + std::to_string(ns) + " elements; it needs recv's " +
                                           std::to_string(nr) + " times the dim size " + std::to_string(dim_size(d)));
-    c.reduce_scatter(send, recv, nr, o, s);
+    run<T>(d, e, "reduce_scatter", ns, [&](auto... w) { e.comm->reduce_scatter(send, recv, nr, o, s, w...); });
   }
   template <class T>
   void all_to_all_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, stream_type s) const {
-    const Comm& c = checked<T>(d, "all_to_all", detail::call::all_to_all, ns, nr, 0, 0);
+    const entry& e = checked<T>(d, "all_to_all", detail::call::all_to_all, ns, nr, 0, 0);
     check_divisible("all_to_all", d, ns);
     check_equal("all_to_all", d, ns, nr);
-    c.all_to_all(send, recv, ns / dim_size(d), s);
+    const std::size_t per_rank = ns / dim_size(d);
+    run<T>(d, e, "all_to_all", ns, [&](auto... w) { e.comm->all_to_all(send, recv, per_rank, s, w...); });
   }
   std::pair<int, int> shift_peers_on(int d, int displacement, bool periodic) const {
     const int n = self().layout().dim_size(d);
@@ -325,10 +342,11 @@ class collectives_of {
   template <class T>
   void shift_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, int displacement, bool periodic,
                 stream_type s) const {
-    const Comm& c = checked<T>(d, "shift", detail::call::shift, ns, nr, displacement, periodic ? 1 : 0);
+    const entry& e = checked<T>(d, "shift", detail::call::shift, ns, nr, displacement, periodic ? 1 : 0);
     check_equal("shift", d, ns, nr);
-    const auto [source, dest] = shift_peers_on(d, displacement, periodic);
-    c.sendrecv(send, ns, dest, recv, nr, source, s);
+    const std::pair<int, int> peers = shift_peers_on(d, displacement, periodic);  // {source, dest}
+    run<T>(d, e, "shift", ns,
+           [&](auto... w) { e.comm->sendrecv(send, ns, peers.second, recv, nr, peers.first, s, w...); });
   }
 };
 

@@ -13,6 +13,7 @@
 
 #include "../core/layout.hpp"
 #include "backend.hpp"
+#include "flight_recorder.hpp"
 
 namespace devmesh::detail {
 
@@ -26,10 +27,10 @@ group_key group_key_of(const Layout& m, int d) {
 }
 
 /// One dim's communicator: one per (name, groups). Several entries hold the same
-/// communicator only under options.share_equal_groups.
+/// communicator only under options.share_equal_groups. Its channel (name, this rank's group,
+/// the calls made on it) is what the flight recorder counts and names.
 template <communicator Comm>
-struct comm_entry {
-  std::string name;
+struct comm_entry : channel {
   group_key key;
   std::string options;  // the dim's options (options_key): sharing needs equal ones
   std::shared_ptr<Comm> comm;
@@ -72,12 +73,11 @@ class comm_cache {
   void add(entry_list made) {
     for (auto& e : made) entries_.push_back(std::move(e));
   }
-  /// Aborts every cached communicator (never throws).
-  void abort() noexcept {
-    for (auto& e : entries_)
-      if constexpr (requires { e->comm->abort(); }) e->comm->abort();
+  /// f(entry) for every entry, in creation order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (const auto& e : entries_) f(*e);
   }
-
  private:
   entry_list entries_;
 };

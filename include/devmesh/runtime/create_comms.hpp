@@ -78,6 +78,7 @@ void create(mesh_state<Comm>& st, const Comm& parent, numbering parent_numbering
     e->name = std::string(m.name(d));
     e->key = std::move(key);
     e->options = st.options_of(e->name);
+    e->world_ranks = group_ranks(st, m, d, numbering::world);  // the flight record's group
     const comm_entry<Comm>* same = st.options.share_equal_groups ? st.cache.with_groups(e->key, e->options, made) : nullptr;
     if (same) {
       e->comm = same->comm;

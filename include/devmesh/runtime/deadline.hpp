@@ -8,8 +8,11 @@
 // (DEVMESH_TIMEOUT=<seconds>), else 600 s: generous, because a slow, oversubscribed or
 // loaded machine is not a hang.
 #pragma once
+#include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 #include <thread>  // sleep_for, and (libstdc++) the clocks and durations: see below
 // std::chrono's durations and steady_clock, which the options and deadlines use. libstdc++'s
 // <thread> defines them (its inline sleep_for needs them) without C++20 <chrono>'s calendar,
@@ -55,22 +58,49 @@ struct deadline {
   }
 };
 
+/// The watchdog's bound on one collective (runtime/backend.hpp's `watchable`): when it must
+/// be done by, and its number on its communicator (from 1), which the ranks exchange when it
+/// times out to tell who arrived.
+struct watched_call {
+  deadline until;
+  std::uint64_t seq = 0;
+};
+
+/// A watched collective that did not complete by its deadline. `absent`: the ranks of its
+/// communicator that did not answer the roll call, i.e. were not in the call (when
+/// `roll_called`; a backend without one leaves it false).
+class watchdog_timeout : public timeout_error {
+ public:
+  /// The message, the ranks that did not answer, and whether a roll call was held.
+  watchdog_timeout(const std::string& what, std::vector<int> absent_ranks, bool called)
+      : timeout_error(what), absent(std::move(absent_ranks)), roll_called(called) {}
+  std::vector<int> absent;
+  bool roll_called = false;
+};
+
 inline constexpr std::chrono::milliseconds default_timeout = std::chrono::seconds(600);
 
-/// The bound set by DEVMESH_TIMEOUT (seconds, > 0, decimals allowed), else `fallback`.
-/// A malformed value is an error, not silently the default.
-inline std::chrono::milliseconds timeout_from_env(std::chrono::milliseconds fallback = default_timeout) {
-  const char* v = std::getenv("DEVMESH_TIMEOUT");
+/// Seconds from the environment variable `var` (> 0, decimals allowed; with `zero_is_off`,
+/// also 0, read as 0 ms), else `fallback`. A malformed value is an error, not silently the
+/// default.
+inline std::chrono::milliseconds seconds_from_env(const char* var, std::chrono::milliseconds fallback,
+                                                  bool zero_is_off = false) {
+  const char* v = std::getenv(var);
   if (!v || !*v) return fallback;
   char* end = nullptr;
   const double s = std::strtod(v, &end);
-  if (end == v || *end != '\0' || !(s > 0 && s <= 1e9))  // also refuses NaN and infinities
-    throw mesh_error(std::string("devmesh: DEVMESH_TIMEOUT='") + v +
-                     "' is not a number of seconds > 0 (e.g. DEVMESH_TIMEOUT=600)");
+  if (end == v || *end != '\0' || !((s > 0 || (zero_is_off && s == 0)) && s <= 1e9))  // refuses NaN, infinities
+    throw mesh_error(std::string("devmesh: ") + var + "='" + v + "' is not a number of seconds > 0" +
+                     (zero_is_off ? " (or 0: off)" : "") + " (e.g. " + var + "=600)");
   // Rounded up to whole milliseconds (no <cmath>: 0.4 G instructions of g++ per TU for one ceil).
   const double ms = s * 1000.0;
   const auto whole = static_cast<long long>(ms);
   return std::chrono::milliseconds(whole + (static_cast<double>(whole) < ms ? 1 : 0));
+}
+
+/// The bound set by DEVMESH_TIMEOUT (seconds, > 0, decimals allowed), else `fallback`.
+inline std::chrono::milliseconds timeout_from_env(std::chrono::milliseconds fallback = default_timeout) {
+  return seconds_from_env("DEVMESH_TIMEOUT", fallback);
 }
 
 /// True when DEVMESH_CHECK_COLLECTIVES is set to anything but "", "0", "false" or "off".

@@ -36,6 +36,8 @@
 #include "create_comms.hpp"
 #include "dim_select.hpp"
 #include "dims_comm.hpp"
+#include "flight_recorder.hpp"
+#include "tracked_call.hpp"
 #include "mesh_state.hpp"
 #include "options.hpp"
 #include "topology.hpp"
@@ -58,6 +60,9 @@ namespace detail {
 template <class Layout, communicator Comm, class Describe>
 void agree_on_call(const device_mesh<Layout, Comm>& mesh, const Describe& call, const std::string& local_error,
                    bool always = false);
+template <class T, class Layout, communicator Comm, class Issue>
+void collective_on_dims(const device_mesh<Layout, Comm>& mesh, unsigned bits, std::string_view what, std::size_t count,
+                        Issue&& issue);
 }  // namespace detail
 
 /// A mesh layout bound to communicators: one per dim, created collectively by
@@ -74,6 +79,8 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   friend class collectives_of<device_mesh, Layout, Comm>;
   template <class L, communicator C, class D>
   friend void detail::agree_on_call(const device_mesh<L, C>&, const D&, const std::string&, bool);
+  template <class T, class L, communicator C, class I>
+  friend void detail::collective_on_dims(const device_mesh<L, C>&, unsigned, std::string_view, std::size_t, I&&);
   template <class L, communicator C>
   friend device_mesh<L, C> detail::make_device_mesh(const L&, std::shared_ptr<detail::mesh_state<C>>);
 
@@ -82,15 +89,15 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   // Each dim's communicator, resolved once per handle (eager mode, members): comm<"tp">()
   // and every collective are then a load, not a cache search. Entries never move (the
   // cache holds unique_ptrs) and live as long as state_.
-  std::array<const Comm*, Layout::ndim_with_aliases> comms_{};
+  std::array<const detail::comm_entry<Comm>*, Layout::ndim_with_aliases> comms_{};
   bool check_ = false;  // the collective check mode, copied here: off costs one branch
+  bool watch_ = false;  // the watchdog, likewise
 
   device_mesh(const Layout& l, std::shared_ptr<state_type> s)
-      : layout_(l), state_(std::move(s)), check_(state_->check_collectives) {
+      : layout_(l), state_(std::move(s)), check_(state_->check_collectives), watch_(state_->watchdog.count() > 0) {
     if (state_->options.lazy || !state_->is_member()) return;
     for (int d = 0; d < Layout::ndim_with_aliases; ++d)
-      if (const auto* e = state_->cache.find(Layout::name(d), detail::group_key_of(layout_, d)))
-        comms_[static_cast<std::size_t>(d)] = e->comm.get();
+      comms_[static_cast<std::size_t>(d)] = state_->cache.find(Layout::name(d), detail::group_key_of(layout_, d));
   }
 
   template <fixed_string N>
@@ -171,7 +178,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   template <fixed_string N = "">
   const Comm& comm() const {
     // The fast path inline: a load and a test (the handle resolved its dims when made).
-    if (const Comm* c = comms_[static_cast<std::size_t>(dim<N>)]) return *c;
+    if (const auto* e = comms_[static_cast<std::size_t>(dim<N>)]) return *e->comm;
     return comm_on(dim<N>, "comm");
   }
   /// The communicator of a dim chosen at run time, by name or index (PyTorch get_group("tp"),
@@ -181,9 +188,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   /// PyTorch's _flatten without a new mesh: made on first use, collectively as flatten(), and
   /// cached under the default flatten name ("dp_tp"), which flatten<>() finds too.
   const Comm& flattened_comm(unsigned dim_bits) const {
-    if (const int d = detail::single_dim(layout_, dim_bits, "flattened_comm"); d >= 0) return comm_on(d, "flattened_comm");
-    require_member("flattened_comm", 0);
-    return detail::ensure_dims_comm(*state_, layout_, dim_bits, "flattened_comm");
+    return *dims_entry(dim_bits, "flattened_comm").comm;
   }
   /// The world communicator this mesh was created over.
   const Comm& world() const { return *state_->world; }
@@ -262,6 +267,19 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   /// for a rank that gives up on its peers (a timeout, an error elsewhere). Not while
   /// another thread is inside a call on the same mesh (docs/runtime.md).
   void abort() const noexcept { state_->abort(); }
+  /// This rank's flight record of the root mesh: its last collectives (and devmesh's own
+  /// steps) on every dim, oldest first, with their numbers on the dim, times and states
+  /// (docs/reliability.md). Printable. Local; not while another thread is inside a call on
+  /// the same root (the entries are read as they are).
+  devmesh::flight_record flight_record() const { return state_->record(); }
+  /// Writes flight_record() to DIR/devmesh-fr.meshI.rankR.txt (what a watchdog time-out
+  /// writes with DEVMESH_FLIGHT_RECORD=DIR) and returns the file's path; throws comm_error
+  /// when it cannot.
+  std::string dump_flight_record(const std::string& dir) const {
+    const std::string path = detail::write_flight_record(state_->record(), dir, state_->index);
+    if (path.empty()) throw comm_error("devmesh: dump_flight_record: cannot write a file into '" + dir + "'");
+    return path;
+  }
   /// The world ranks of the (sub)mesh that contains this rank, row-major, through the rank
   /// map: PyTorch's mesh.mesh, flattened (its shape is shape()). Throws on non-members.
   std::vector<int> ranks() const {
@@ -333,9 +351,18 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
     std::string step = creating;
     std::vector<std::string> added;
     if (backend_options) step += state_->set_call_options(new_dims, *backend_options, creating, added);
+    const auto recorded = state_->recorder.start(state_->steps, creating, {}, 0);
     try {
       detail::ensure_all(*state_, l, step);
+      recorded.finish(call_state::completed);
+    } catch (const timeout_error& x) {
+      recorded.finish(call_state::timed_out);
+      for (const auto& name : added) state_->options.per_dim.erase(name);
+      const std::string dumped = state_->dump_record();
+      if (dumped.empty()) throw;
+      throw timeout_error(x.what() + dumped);
     } catch (...) {
+      recorded.finish(call_state::failed);
       for (const auto& name : added) state_->options.per_dim.erase(name);  // as before the call
       throw;
     }
@@ -353,13 +380,22 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
     require_member(what, d);
     return layout_.coordinate_unchecked(state_->position, d);
   }
-  const Comm& comm_on(int d, const char* what) const {
-    if (const Comm* c = comms_[static_cast<std::size_t>(d)]) return *c;  // resolved at construction
+  /// Dim d's communicator and its channel (what the flight recorder counts).
+  const detail::comm_entry<Comm>& entry_on(int d, const char* what) const {
+    if (const auto* e = comms_[static_cast<std::size_t>(d)]) [[likely]]
+      return *e;  // resolved at construction
     require_member(what, d);
-    if (const auto* e = state_->cache.find(Layout::name(d), detail::group_key_of(layout_, d))) return *e->comm;
-    if (state_->options.lazy) return *detail::ensure_lazy(*state_, layout_, d).comm;
+    if (const auto* e = state_->cache.find(Layout::name(d), detail::group_key_of(layout_, d))) return *e;
+    if (state_->options.lazy) return detail::ensure_lazy(*state_, layout_, d);
     throw mesh_error("devmesh: " + std::string(what) + " on " + where(d) +
                      ": no communicator for this dim (internal error: eager meshes create every dim's)");
+  }
+  const Comm& comm_on(int d, const char* what) const { return *entry_on(d, what).comm; }
+  /// The communicator and channel of the dims `bits` (one, or several flattened).
+  const detail::comm_entry<Comm>& dims_entry(unsigned bits, const char* what) const {
+    if (const int d = detail::single_dim(layout_, bits, what); d >= 0) return entry_on(d, what);
+    require_member(what, 0);
+    return detail::ensure_dims_comm(*state_, layout_, bits, what);
   }
 };
 
@@ -385,6 +421,20 @@ void agree_on_call(const device_mesh<Layout, Comm>& mesh, const Describe& call, 
   const std::string step = text + " (DEVMESH_CHECK_COLLECTIVES)";
   agree(c, local_error, step, dl);
   check_same(c, descriptor::of_text(text), step, dl);
+}
+}  // namespace detail
+
+namespace detail {
+/// A collective on the communicator of the dims `bits` of mesh (one dim, or several
+/// flattened: created on first use as flattened_comm), made as the typed collectives are:
+/// recorded in the flight record and bounded under the watchdog (redistribute's steps).
+/// `issue(c, watch...)` makes the call on c, passing `watch...` last.
+template <class T, class Layout, communicator Comm, class Issue>
+void collective_on_dims(const device_mesh<Layout, Comm>& mesh, unsigned bits, std::string_view what, std::size_t count,
+                        Issue&& issue) {
+  const auto& e = mesh.dims_entry(bits, "flattened_comm");
+  auto call = [&](auto... watch) { issue(*e.comm, watch...); };
+  tracked_call<T>(*mesh.state_, mesh.watch_, e, what, count, [&] { return "dims '" + e.name + "' of " + to_string(mesh.layout_); }, call);
 }
 }  // namespace detail
 

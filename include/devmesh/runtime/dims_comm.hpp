@@ -73,19 +73,19 @@ int single_dim(const Layout& m, unsigned bits, const char* caller) {
   return d;
 }
 
-/// The communicator of the flattened group of the dims in `dims` (two or more) of m, from
+/// The communicator (and channel) of the flattened group of the dims in `dims` (two or more) of m, from
 /// the cache or created now (collective: see the file's comment).
 template <communicator Comm, class Layout>
-const Comm& ensure_dims_comm(mesh_state<Comm>& st, const Layout& m, unsigned dims, std::string_view caller) {
+const comm_entry<Comm>& ensure_dims_comm(mesh_state<Comm>& st, const Layout& m, unsigned dims, std::string_view caller) {
   const dims_group_view<Layout> v(m, dims);
   const group_key key = v.modes.coalesce();
-  if (const auto* e = st.cache.find(v.label, key)) return *e->comm;
+  if (const auto* e = st.cache.find(v.label, key)) return *e;
   const deadline dl = st.start_step();
   const std::string step = std::string(caller) + ": creating the communicator of dims '" + v.label + "' flattened";
   const Comm& parent = st.options.lazy ? *st.lazy_root : *st.control;
   check_same(parent, layout_descriptor(m, "flattened dims " + v.label + " " + st.options_of(v.label)), step, dl);
   create(st, parent, st.options.lazy ? numbering::position : numbering::world, v, 0, 1, step, dl);
-  return *st.cache.find(v.label, key)->comm;
+  return *st.cache.find(v.label, key);
 }
 
 }  // namespace devmesh::detail

@@ -3,6 +3,7 @@
 // (the layout, the world, the rank map and topology options) and the one agreement on them
 // and on the mesh descriptor. Nothing collective runs before that agreement.
 #pragma once
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <span>
@@ -40,6 +41,22 @@ std::string placement_error(const mesh_state<C>& st, const Layout& l, std::strin
   return rank_map_error(o.rank_map, l.root_size(), st.world_size);
 }
 
+/// The flight recorder and the watchdog of a new root (before its first step).
+template <class C>
+void start_recording(mesh_state<C>& st, const device_mesh_options<C>& o) {
+  static std::atomic<int> roots{0};
+  st.index = roots.fetch_add(1, std::memory_order_relaxed);
+  st.watchdog = o.resolved_watchdog();
+  if constexpr (!watchable<C>)
+    if (st.watchdog.count() > 0)
+      throw mesh_error(std::string("devmesh: options.watchdog / DEVMESH_WATCHDOG: the ") + C::backend_name() +
+                       " backend has no watchdog yet (docs/reliability.md); unset it");
+  st.recorder.resize(o.flight_record_entries >= 0 ? static_cast<std::size_t>(o.flight_record_entries)
+                                                  : count_from_env("DEVMESH_FLIGHT_RECORD_ENTRIES",
+                                                                   default_flight_record_entries));
+  for (int r = 0; r < st.world_size; ++r) st.steps.world_ranks.push_back(r);
+}
+
 /// The state of a new mesh over `world`, with its private control communicator: the first
 /// collective step, bounded like every other (a rank passing another communicator times
 /// out everywhere instead of hanging). `meanwhile(state)` runs once, while the duplicate is
@@ -58,6 +75,7 @@ std::shared_ptr<mesh_state<C>> new_state(W&& world, device_mesh_options<C> optio
   st->world_size = st->world->size();
   st->timeout = options.resolved_timeout();
   st->check_collectives = options.check_collectives || check_collectives_from_env();
+  start_recording(*st, options);
   st->options = std::move(options);
   const deadline dl = st->start_step();
   auto run = [&, view = static_cast<const mesh_state<C>*>(st.get())] { meanwhile(*view); };

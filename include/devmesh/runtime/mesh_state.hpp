@@ -2,6 +2,7 @@
 // or from_comms call shares: the world and the private control communicator, where this
 // rank sits (placement), the options, the root's layout and the communicator cache.
 #pragma once
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <span>
@@ -14,6 +15,7 @@
 #include "backend.hpp"
 #include "comm_cache.hpp"
 #include "deadline.hpp"
+#include "flight_recorder.hpp"
 #include "layout_view.hpp"
 #include "options.hpp"
 #include "rank_placement.hpp"
@@ -34,6 +36,10 @@ struct mesh_state : rank_placement {
   bool check_collectives = false;
   comm_cache<Comm> cache;
   int created = 0;  // communicators created for this root (control, lazy parent, dims)
+  std::chrono::milliseconds watchdog{0};  // bound of every collective (0: off)
+  flight_recorder recorder;               // the last calls of this root's meshes
+  channel steps{"mesh", {}, 0};           // devmesh's own collective steps (flatten, ...)
+  int index = 0;                          // this process's n-th root (flight record files)
 
   mesh_state() = default;
   mesh_state(const mesh_state&) = delete;
@@ -49,14 +55,51 @@ struct mesh_state : rank_placement {
     root = view_of(l);
   }
 
-  /// Aborts every communicator devmesh made for this root (dims, lazy parent, control).
-  void abort() noexcept {
-    const auto stop = [](Comm& c) {
-      if constexpr (requires { c.abort(); }) c.abort();
+  /// Aborts every communicator devmesh made for this root (dims, lazy parent, control); a
+  /// backend that can say why (MPI: the text of every later call's comm_error) is told `why`.
+  void abort(const std::string& why = "it was aborted (abort())") noexcept {
+    const auto stop = [&](Comm& c) {
+      if constexpr (requires { c.abort(why); }) c.abort(why);
+      else if constexpr (requires { c.abort(); }) c.abort();
     };
-    cache.abort();
+    cache.for_each([&](const comm_entry<Comm>& e) { stop(*e.comm); });
     if (lazy_root) stop(*lazy_root);
     if (control) stop(*control);
+  }
+
+  /// This rank's flight record of the root (mesh.flight_record()).
+  flight_record record() const {
+    flight_record r;
+    r.rank = world_rank;
+    r.mesh = "(";
+    for (int d = 0; d < root.dims(); ++d)
+      r.mesh += (d ? ", " : "") + root.names[static_cast<std::size_t>(d)] + ": " + std::to_string(root.size(d));
+    r.mesh += ")";
+    r.entries = recorder.entries();
+    r.recorded = recorder.recorded();
+    r.steady_now_ns = steady_ns();
+    std::vector<const channel*> from{&steps};
+    cache.for_each([&](const comm_entry<Comm>& e) { from.push_back(&e); });
+    r.channels.reserve(from.size());
+    for (const channel* c : from) r.channels.push_back(*c);
+    for (auto& e : r.entries)
+      for (std::size_t i = 0; i < from.size(); ++i)
+        if (e.on == from[i]) e.on = &r.channels[i];
+    return r;
+  }
+  /// With DEVMESH_FLIGHT_RECORD=DIR, writes the flight record there (a watchdog time-out,
+  /// a deadline): returns " (flight record: FILE)" for the message, or "" (unset, or the
+  /// file could not be written). Never throws.
+  std::string dump_record() const noexcept {
+    try {
+      const char* dir = std::getenv("DEVMESH_FLIGHT_RECORD");
+      if (!dir || !*dir) return {};
+      const std::string path = write_flight_record(record(), dir, index);
+      return path.empty() ? std::string(" (DEVMESH_FLIGHT_RECORD: could not write into ") + dir + ")"
+                          : " (flight record: " + path + ")";
+    } catch (...) {
+      return {};
+    }
   }
 
   /// The options dim `name` is created with, as compared (options_key).

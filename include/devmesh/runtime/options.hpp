@@ -82,6 +82,14 @@ struct device_mesh_options {
   /// root and op, and throws on every rank on a difference. Also on when the environment
   /// has DEVMESH_CHECK_COLLECTIVES=1. Off: one branch per collective.
   bool check_collectives = false;
+  /// The watchdog: every collective on the mesh's dims must complete within this bound, or
+  /// the mesh's communicators are aborted and every rank that waited throws comm_error
+  /// naming the dim, the call and its number on the dim (docs/reliability.md). 0:
+  /// DEVMESH_WATCHDOG (seconds; 0 or unset: off). Off, it costs one branch per collective.
+  std::chrono::milliseconds watchdog{0};
+  /// Entries of the flight record (the last calls, for after the fact: flight_record());
+  /// -1: DEVMESH_FLIGHT_RECORD_ENTRIES, else 1024; 0: off.
+  long flight_record_entries = -1;
   /// Opt-in: dims whose groups are identical (same ranks, same order) and whose options are
   /// equal share one communicator (on NCCL a communicator costs GPU memory). Collectives on
   /// dims that share one must then not run concurrently from two threads. Default: every
@@ -117,6 +125,10 @@ struct device_mesh_options {
   }
   /// The bound of devmesh's own steps: timeout, else DEVMESH_TIMEOUT, else 600 s.
   std::chrono::milliseconds resolved_timeout() const { return timeout.count() > 0 ? timeout : timeout_from_env(); }
+  /// The watchdog's bound: watchdog, else DEVMESH_WATCHDOG; 0 ms: off.
+  std::chrono::milliseconds resolved_watchdog() const {
+    return watchdog.count() > 0 ? watchdog : seconds_from_env("DEVMESH_WATCHDOG", {}, true);
+  }
 
   /// The options dim `name` is created with.
   const comm_options& for_dim(std::string_view name) const {

@@ -1,0 +1,205 @@
+// devmesh/runtime/flight_recorder.hpp: the last collectives of a root mesh, kept for after
+// the fact (PyTorch's flight recorder): for each, the dim it ran on, the call, element type
+// and count, its number on that dim, start and end times, and how it ended.
+//
+// A ring of a fixed number of entries per root mesh (options.flight_record_entries,
+// DEVMESH_FLIGHT_RECORD_ENTRIES; 0 turns it off), allocated once at init: recording a call
+// allocates nothing and costs two clock reads and an atomic increment (bench/dispatch.cpp).
+// mesh.flight_record() prints it; with DEVMESH_FLIGHT_RECORD=DIR, a watchdog time-out or
+// a devmesh step's deadline writes it to DIR/devmesh-fr.meshI.rankR.txt, which
+// devmesh/runtime/flight_trace.hpp (examples/11_flight_record --analyze) reads back.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/diagnostics.hpp"
+#include "deadline.hpp"
+
+namespace devmesh {
+
+/// How a recorded call ended (so far).
+enum class call_state : std::uint8_t {
+  issued,     // started, not returned (in flight, or its thread is stuck in it)
+  enqueued,   // returned, work on a stream (NCCL, no watchdog: completion is not observed)
+  completed,  // done on this rank
+  failed,     // threw
+  timed_out,  // the watchdog or the step's deadline ended it
+};
+
+/// "issued", "enqueued", "completed", "failed", "timed_out".
+constexpr const char* state_name(call_state s) {
+  switch (s) {
+    case call_state::issued: return "issued";
+    case call_state::enqueued: return "enqueued";
+    case call_state::completed: return "completed";
+    case call_state::failed: return "failed";
+    case call_state::timed_out: return "timed_out";
+  }
+  return "?";
+}
+
+namespace detail {
+/// What calls are counted on: a dim's communicator, or the mesh's own steps ("mesh"). Its
+/// name, this rank's group in world ranks, and how many calls this rank made on it (each
+/// channel is used by one thread at a time: the runtime's threading rules).
+struct channel {
+  std::string name;
+  std::vector<int> world_ranks;
+  mutable std::uint64_t calls = 0;
+};
+
+/// Nanoseconds on the steady clock (CLOCK_MONOTONIC: one clock for every process of a node).
+inline std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace detail
+
+/// One recorded call.
+struct flight_entry {
+  std::uint64_t id = 0;   // this root's n-th recorded call, from 1 (0: an empty slot)
+  std::uint64_t seq = 0;  // its number on its channel (dim), from 1, as this rank counts
+  const detail::channel* on = nullptr;
+  std::string_view what;  // "all_reduce", "flatten" (static storage)
+  std::string_view type;  // the element type ("float"); empty for devmesh's steps
+  std::uint64_t count = 0;
+  std::int64_t start_ns = 0, end_ns = 0;  // steady clock; end 0 while issued
+  call_state state = call_state::issued;
+};
+
+namespace detail {
+
+/// The ring. start() claims the next slot (an atomic increment: collectives on two dims may
+/// run on two threads); finish() writes the end unless the slot was reused meanwhile.
+class flight_recorder {
+ public:
+  /// A recorded call in flight: finish() it once.
+  struct token {
+    flight_entry* e = nullptr;
+    std::uint64_t id = 0;
+    void finish(call_state s) const noexcept {
+      if (!e || e->id != id) return;  // recorder off, or the ring went round meanwhile
+      e->end_ns = steady_ns();
+      e->state = s;
+    }
+  };
+
+  explicit flight_recorder(std::size_t capacity = 0) { resize(capacity); }
+  /// Allocates the ring (init, before any call).
+  void resize(std::size_t capacity) {
+    capacity_ = capacity;
+    ring_ = capacity ? std::make_unique<flight_entry[]>(capacity) : nullptr;
+  }
+  std::size_t capacity() const { return capacity_; }
+
+  /// Records the start of `what` on channel c (its next number); a null token when off.
+  token start(const channel& c, std::string_view what, std::string_view type, std::uint64_t count) noexcept {
+    const std::uint64_t seq = ++c.calls;
+    if (!capacity_) return {};
+    const std::uint64_t id = next_.fetch_add(1, std::memory_order_relaxed) + 1;
+    flight_entry& e = ring_[(id - 1) % capacity_];
+    e = {id, seq, &c, what, type, count, steady_ns(), 0, call_state::issued};
+    return {&e, id};
+  }
+
+  /// The entries, oldest first.
+  std::vector<flight_entry> entries() const {
+    std::vector<flight_entry> out;
+    const std::uint64_t n = next_.load(std::memory_order_relaxed);
+    for (std::uint64_t id = n > capacity_ ? n - capacity_ + 1 : 1; capacity_ && id <= n; ++id)
+      if (ring_[(id - 1) % capacity_].id == id) out.push_back(ring_[(id - 1) % capacity_]);
+    return out;
+  }
+  /// Calls recorded so far (the ring keeps the last capacity() of them).
+  std::uint64_t recorded() const { return next_.load(std::memory_order_relaxed); }
+
+ private:
+  std::unique_ptr<flight_entry[]> ring_;
+  std::size_t capacity_ = 0;
+  std::atomic<std::uint64_t> next_{0};
+};
+
+/// A size from the environment variable `var` (a whole number >= 0), else `fallback`.
+inline std::size_t count_from_env(const char* var, std::size_t fallback) {
+  const char* v = std::getenv(var);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (end == v || *end != '\0' || *v == '-' || n > (1ull << 24))
+    throw mesh_error(std::string("devmesh: ") + var + "='" + v + "' is not a whole number in [0, 16777216]");
+  return static_cast<std::size_t>(n);
+}
+
+}  // namespace detail
+
+/// The default number of entries of a root mesh's flight record (about 80 bytes each).
+inline constexpr std::size_t default_flight_record_entries = 1024;
+
+/// A rank's flight record of one root mesh, as mesh.flight_record() returns it: printable
+/// (to_string, <<), and what the dump file holds.
+struct flight_record {
+  int rank = -1;        // world rank
+  std::string mesh;     // the root mesh, as to_string prints it
+  std::vector<detail::channel> channels;  // every channel of the root (copies)
+  std::vector<flight_entry> entries;      // oldest first; `on` points into channels
+  std::uint64_t recorded = 0;             // calls recorded in all (entries keeps the last)
+  std::int64_t steady_now_ns = 0;         // when it was taken
+};
+
+/// The dump format (one record per file), line by line: "devmesh-flight-record 1"; "rank R
+/// recorded N now T" (T: steady-clock ns); "mesh TEXT"; one "channel NAME CALLS RANKS" per
+/// channel (RANKS: world ranks, comma-separated); one "entry ID CHANNEL SEQ WHAT STATE COUNT
+/// START END TYPE" per entry (TYPE, last, may hold spaces; "-" for none). Human-readable too:
+/// what to_string prints.
+template <class = void>
+std::string to_string(const flight_record& r) {
+  const auto put = [](std::string& s, auto... parts) { ((s += parts, s += ' '), ...), s.back() = '\n'; };
+  using std::to_string;
+  std::string s = "devmesh-flight-record 1\n";
+  put(s, "rank", to_string(r.rank), "recorded", to_string(r.recorded), "now", to_string(r.steady_now_ns));
+  put(s, "mesh", r.mesh);
+  for (const auto& c : r.channels) {
+    std::string ranks;
+    for (std::size_t i = 0; i < c.world_ranks.size(); ++i) (ranks += i ? "," : "") += to_string(c.world_ranks[i]);
+    put(s, "channel", c.name, to_string(c.calls), ranks);
+  }
+  for (const auto& e : r.entries)
+    put(s, "entry", to_string(e.id), e.on ? e.on->name : std::string("?"), to_string(e.seq), std::string(e.what),
+        state_name(e.state), to_string(e.count), to_string(e.start_ns), to_string(e.end_ns),
+        e.type.empty() ? std::string("-") : std::string(e.type));
+  return s;
+}
+
+/// Streams to_string(r).
+template <class Char, class Traits>
+std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& os, const flight_record& r) {
+  return os << to_string(r);
+}
+
+namespace detail {
+/// Writes r to DIR/devmesh-fr.meshI.rankR.txt; returns the path, or "" when it could not (a
+/// dump is a diagnostic: it never throws over the error it documents).
+template <class = void>
+std::string write_flight_record(const flight_record& r, const std::string& dir, int mesh_index) noexcept {
+  try {
+    const std::string path =
+        dir + "/devmesh-fr.mesh" + std::to_string(mesh_index) + ".rank" + std::to_string(r.rank) + ".txt";
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) return {};
+    const std::string text = to_string(r);
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    return std::fclose(f) == 0 && ok ? path : std::string();
+  } catch (...) {
+    return {};
+  }
+}
+}  // namespace detail
+
+}  // namespace devmesh

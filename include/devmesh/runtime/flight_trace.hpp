@@ -1,0 +1,166 @@
+// devmesh/runtime/flight_trace.hpp: reading the ranks' flight records back, and finding where
+// they diverge (PyTorch's fr_trace): for every dim's group, the first call number that some
+// ranks of the group made and others did not, or that ended differently. What
+// examples/11_flight_record --analyze <dir> prints. Opt-in: not part of devmesh.hpp.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../core/diagnostics.hpp"
+#include "consensus.hpp"
+#include "flight_recorder.hpp"
+
+namespace devmesh {
+
+/// One rank's dump, read back: flight_record's fields, the entries' text kept in the record.
+struct flight_dump {
+  int rank = -1;
+  std::string mesh;
+  struct channel {
+    std::string name;
+    std::uint64_t calls = 0;
+    std::vector<int> world_ranks;
+  };
+  struct entry {
+    std::uint64_t id = 0, seq = 0, count = 0;
+    std::string channel, what, state, type;
+    std::int64_t start_ns = 0, end_ns = 0;
+  };
+  std::vector<channel> channels;
+  std::vector<entry> entries;
+};
+
+namespace detail {
+inline std::vector<int> parse_ranks(const std::string& s) {
+  std::vector<int> out;
+  std::stringstream in(s);
+  for (std::string r; std::getline(in, r, ',');)
+    if (!r.empty()) out.push_back(std::stoi(r));
+  return out;
+}
+}  // namespace detail
+
+/// Reads a dump written by DEVMESH_FLIGHT_RECORD or device_mesh::dump_flight_record; throws
+/// mesh_error naming the file and line when it is not one.
+inline flight_dump read_flight_dump(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw mesh_error("devmesh: read_flight_dump: cannot open '" + path + "'");
+  flight_dump d;
+  std::string line;
+  int n = 0;
+  auto bad = [&] { throw mesh_error("devmesh: read_flight_dump: " + path + ":" + std::to_string(n) + ": not a flight record line: '" + line + "'"); };
+  while (std::getline(in, line)) {
+    ++n;
+    std::istringstream l(line);
+    std::string kind;
+    l >> kind;
+    if (n == 1 && kind != "devmesh-flight-record") bad();
+    if (kind == "rank") {
+      l >> d.rank;
+    } else if (kind == "mesh") {
+      d.mesh = line.size() > 5 ? line.substr(5) : "";
+    } else if (kind == "channel") {
+      flight_dump::channel c;
+      std::string ranks;
+      if (!(l >> c.name >> c.calls)) bad();
+      l >> ranks;
+      c.world_ranks = detail::parse_ranks(ranks);
+      d.channels.push_back(std::move(c));
+    } else if (kind == "entry") {
+      flight_dump::entry e;
+      if (!(l >> e.id >> e.channel >> e.seq >> e.what >> e.state >> e.count >> e.start_ns >> e.end_ns)) bad();
+      std::getline(l >> std::ws, e.type);
+      d.entries.push_back(std::move(e));
+    } else if (n > 1) {
+      bad();
+    }
+  }
+  if (d.rank < 0) throw mesh_error("devmesh: read_flight_dump: " + path + " has no 'rank' line");
+  return d;
+}
+
+/// Where the ranks of one group diverge: call number `seq` on channel `channel`.
+struct flight_divergence {
+  std::string channel;            // the dim ("mesh": devmesh's own steps)
+  std::vector<int> group;         // its world ranks
+  std::uint64_t seq = 0;          // the first call number where they differ
+  std::string what;               // that call, as the ranks that made it recorded it
+  std::vector<int> issued;        // ranks that made call #seq
+  std::vector<int> missing;       // ranks of the group that never made it
+  std::vector<int> unfinished;    // ranks whose call #seq did not complete (state)
+  std::vector<int> no_record;     // ranks of the group without a dump
+};
+
+/// "on dim 'tp' (world ranks 0-3): call #1, all_reduce (float x 4): made by rank 1, never by
+/// ranks 0,2-3; not completed on rank 1 (timed_out)"
+inline std::string to_string(const flight_divergence& v) {
+  std::string s = "on " + (v.channel == "mesh" ? std::string("the mesh's own steps") : "dim '" + v.channel + "'") +
+                  " (world " + detail::ranks_phrase(v.group) + "): call #" + std::to_string(v.seq) + ", " +
+                  (v.what.empty() ? std::string("?") : v.what);
+  if (!v.issued.empty()) s += ": made by " + detail::ranks_phrase(v.issued);
+  if (!v.missing.empty()) s += (v.issued.empty() ? ": " : ", ") + std::string("never by ") + detail::ranks_phrase(v.missing);
+  if (!v.unfinished.empty()) s += "; not completed on " + detail::ranks_phrase(v.unfinished);
+  if (!v.no_record.empty()) s += "; no flight record from " + detail::ranks_phrase(v.no_record);
+  return s;
+}
+
+namespace detail {
+inline const flight_dump::entry* entry_at(const flight_dump& d, const std::string& channel, std::uint64_t seq) {
+  for (const auto& e : d.entries)
+    if (e.channel == channel && e.seq == seq) return &e;
+  return nullptr;
+}
+inline std::string describe_entry(const flight_dump::entry& e) {
+  return e.what + (e.type == "-" ? std::string() : " (" + e.type + " x " + std::to_string(e.count) + ")");
+}
+/// One group's divergence, if any: the first call number not every member made, or made but
+/// did not complete on some.
+inline std::optional<flight_divergence> group_divergence(const std::vector<flight_dump>& dumps,
+                                                         const std::string& channel, const std::vector<int>& group) {
+  flight_divergence v{channel, group, 0, {}, {}, {}, {}, {}};
+  std::map<int, std::uint64_t> calls;
+  for (int r : group) {
+    auto it = std::find_if(dumps.begin(), dumps.end(), [&](const flight_dump& d) { return d.rank == r; });
+    if (it == dumps.end()) { v.no_record.push_back(r); continue; }
+    for (const auto& c : it->channels)
+      if (c.name == channel && c.world_ranks == group) calls[r] = c.calls;
+    if (!calls.count(r)) calls[r] = 0;  // never created or used it
+  }
+  if (calls.empty()) return std::nullopt;
+  std::uint64_t lo = UINT64_MAX, hi = 0;
+  for (auto [r, c] : calls) lo = std::min(lo, c), hi = std::max(hi, c);
+  v.seq = lo < hi ? lo + 1 : hi;
+  for (auto [r, c] : calls) {
+    const auto& d = *std::find_if(dumps.begin(), dumps.end(), [&](const flight_dump& x) { return x.rank == r; });
+    if (c < v.seq) { v.missing.push_back(r); continue; }
+    v.issued.push_back(r);
+    if (const auto* e = entry_at(d, channel, v.seq)) {
+      if (v.what.empty()) v.what = describe_entry(*e);
+      if (e->state != "completed" && e->state != "enqueued") v.unfinished.push_back(r);
+    }
+  }
+  if (v.seq == 0 || (v.missing.empty() && v.unfinished.empty() && v.no_record.empty())) return std::nullopt;
+  return v;
+}
+}  // namespace detail
+
+/// Every group where the ranks' dumps diverge, over all channels of all dumps (one root mesh).
+inline std::vector<flight_divergence> analyze(const std::vector<flight_dump>& dumps) {
+  std::vector<std::pair<std::string, std::vector<int>>> groups;
+  for (const auto& d : dumps)
+    for (const auto& c : d.channels)
+      if (std::find(groups.begin(), groups.end(), std::pair{c.name, c.world_ranks}) == groups.end())
+        groups.emplace_back(c.name, c.world_ranks);
+  std::vector<flight_divergence> out;
+  for (const auto& [name, group] : groups)
+    if (auto v = detail::group_divergence(dumps, name, group)) out.push_back(std::move(*v));
+  return out;
+}
+
+}  // namespace devmesh

@@ -1,0 +1,84 @@
+// devmesh/runtime/tracked_call.hpp: how every collective devmesh issues is made: recorded in
+// the root's flight record (flight_recorder.hpp) and, with the watchdog on, bounded. The typed
+// collectives (collectives.hpp) and redistribute's steps both go through tracked_call.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "../core/diagnostics.hpp"
+#include "backend.hpp"
+#include "collective_check.hpp"
+#include "comm_cache.hpp"
+#include "consensus.hpp"
+#include "deadline.hpp"
+#include "flight_recorder.hpp"
+#include "mesh_state.hpp"
+
+namespace devmesh::detail {
+
+/// Who was not in a call the watchdog ended, in world ranks, from the backend's roll call.
+inline std::string absent_phrase(const channel& e, const watchdog_timeout& x) {
+  const std::string group = "its group is world " + ranks_phrase(e.world_ranks);
+  if (!x.roll_called) return group;
+  std::vector<int> absent;
+  for (int r : x.absent)
+    absent.push_back(r >= 0 && static_cast<std::size_t>(r) < e.world_ranks.size()
+                         ? e.world_ranks[static_cast<std::size_t>(r)] : r);
+  if (absent.empty()) return group + ", and every rank of it answered the roll call: the call itself did not complete";
+  return "world " + ranks_phrase(absent) + " of its group (world " + ranks_phrase(e.world_ranks) + ") never arrived: " +
+         (absent.size() == 1 ? "it" : "they") + " skipped the call, wait elsewhere or died (no answer to the roll call)";
+}
+
+/// The watchdog's path: the call must complete within the bound; past it, the root's
+/// communicators are aborted, the flight record is written (DEVMESH_FLIGHT_RECORD), and this
+/// rank throws comm_error (every rank of the group that waited does the same).
+template <communicator Comm, class Where, class Issue>
+[[gnu::noinline]] void watched_call_on(mesh_state<Comm>& st, const comm_entry<Comm>& e, std::string_view what,
+                                       const flight_recorder::token& recorded, const Where& where, Issue& issue) {
+  if constexpr (watchable<Comm>) {
+    const watched_call watch{deadline::after(st.watchdog), e.calls};
+    try {
+      issue(&watch);
+    } catch (const watchdog_timeout& x) {
+      recorded.finish(call_state::timed_out);
+      const std::string why = std::string(what) + " on " + where() + ", call #" + std::to_string(watch.seq) +
+                              " on this dim, did not complete within " + watch.until.describe() +
+                              " (the watchdog: options.watchdog, DEVMESH_WATCHDOG)";
+      st.abort("the watchdog aborted the mesh: " + why);
+      throw comm_error("devmesh: " + why + "; " + absent_phrase(e, x) +
+                       "; this mesh's communicators are aborted (every later call throws)" + st.dump_record());
+    } catch (...) {
+      recorded.finish(call_state::failed);
+      throw;
+    }
+    recorded.finish(call_state::completed);
+  } else {  // unreachable: init refuses a watchdog on a backend without one
+    (void)st, (void)e, (void)what, (void)where;
+    issue();
+    recorded.finish(call_state::enqueued);
+  }
+}
+
+/// Makes a collective on e's communicator: `issue()`, or under the watchdog (`watch`)
+/// `issue(&bound)`, recorded as call number e.calls on e's dim, of T elements (void: none). `where()` names the dim for
+/// messages (only called on failure).
+template <class T, communicator Comm, class Where, class Issue>
+void tracked_call(mesh_state<Comm>& st, bool watch, const comm_entry<Comm>& e, std::string_view what,
+                  std::size_t count, const Where& where, Issue& issue) {
+  const auto recorded = st.recorder.start(e, what, std::is_void_v<T> ? std::string_view() : type_name<T>(), count);
+  if (watch) [[unlikely]]
+    return watched_call_on(st, e, what, recorded, where, issue);
+  try {
+    issue();
+  } catch (...) {
+    recorded.finish(call_state::failed);
+    throw;
+  }
+  recorded.finish(std::is_same_v<typename Comm::stream_type, no_stream> ? call_state::completed
+                                                                         : call_state::enqueued);
+}
+
+}  // namespace devmesh::detail
