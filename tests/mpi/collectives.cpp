@@ -1,8 +1,10 @@
 // Every dim's communicator against the core layout, and every typed collective checked
 // numerically on every dim: plain, flattened (adjacent and transposed), sliced, unflattened,
 // and on 1-D meshes through the unnamed API. Run under mpirun with 1, 2, 4 and 8 ranks.
+#include <array>
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <span>
 #include <vector>
@@ -235,4 +237,96 @@ TEST_CASE("std::complex elements: MPI's complex types, sum and avg") {
   std::vector<std::complex<float>> avg{{2.0f * static_cast<float>(r), 4.0f}};
   dm::all_reduce<"dp">(m, avg, dm::op::avg);
   CHECK_EQ(avg[0], std::complex<float>(static_cast<float>(n - 1), 4.0f));
+}
+
+// bool: MPI_CXX_BOOL takes only MPI's logical ops, so op::sum and op::max reduce with a
+// logical or, op::prod and op::min with a logical and (PyTorch's meaning on bool tensors);
+// op::avg is refused before any communication. Flag k of rank r is flag(r, k); each result
+// is checked against the or / and of the group's flags computed here.
+static bool flag(int r, int k) { return (r + k) % 3 == 0; }
+template <class G, class F>
+static bool any_of_group(const G& g, F f) {
+  for (int r : g)
+    if (f(r)) return true;
+  return false;
+}
+template <class G, class F>
+static bool all_of_group(const G& g, F f) {
+  for (int r : g)
+    if (!f(r)) return false;
+  return true;
+}
+
+template <dm::fixed_string N, class DM>
+void check_bools(const DM& m) {
+  const auto g = dm::group<N>(m.layout(), m.rank());
+  const int n = g.size(), me = m.rank(), li = g.index_of(me);
+  const auto k_of = [](int k) { return [k](int r) { return flag(r, k); }; };
+  constexpr int K = 4;
+  std::array<bool, K> mine{};
+  for (int k = 0; k < K; ++k) mine[static_cast<std::size_t>(k)] = flag(me, k);
+
+  for (dm::op o : {dm::op::sum, dm::op::max, dm::op::prod, dm::op::min}) {
+    const bool is_or = o == dm::op::sum || o == dm::op::max;
+    auto expect = [&](int k) { return is_or ? any_of_group(g, k_of(k)) : all_of_group(g, k_of(k)); };
+    std::array<bool, K> in_place = mine;  // std::array, in place
+    dm::all_reduce<N>(m, in_place, o);
+    bool out[K] = {};  // a C array, out of place
+    dm::all_reduce<N>(m, mine, out, o);
+    bool reduced[K] = {true, true, true, true};  // onto the last local rank
+    dm::reduce<N>(m, std::span<const bool>(mine), std::span<bool>(reduced), o, n - 1);
+    for (int k = 0; k < K; ++k) {
+      const auto i = static_cast<std::size_t>(k);
+      CHECK_EQ(in_place[i], expect(k));
+      CHECK_EQ(out[i], expect(k));
+      CHECK_EQ(reduced[i], li == n - 1 ? expect(k) : true);
+    }
+    // Partly overlapping send and recv: MPI gets a copy of send.
+    bool overlap[K + 1] = {};
+    for (int k = 0; k < K; ++k) overlap[k + 1] = flag(me, k);
+    dm::all_reduce<N>(m, std::span<bool>(overlap + 1, K), std::span<bool>(overlap, K), o);
+    for (int k = 0; k < K; ++k) CHECK_EQ(overlap[k], expect(k));
+    // reduce_scatter: flag k of block j on rank r is flag(r + j, k); this rank gets block li.
+    const auto blocks = std::make_unique<bool[]>(static_cast<std::size_t>(n * K));
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < K; ++k) blocks[static_cast<std::size_t>(j * K + k)] = flag(me + j, k);
+    std::array<bool, K> block{};
+    dm::reduce_scatter<N>(m, std::span<bool>(blocks.get(), static_cast<std::size_t>(n * K)), block, o);
+    for (int k = 0; k < K; ++k) {
+      const auto f = [&](int r) { return flag(r + li, k); };
+      CHECK_EQ(block[static_cast<std::size_t>(k)], is_or ? any_of_group(g, f) : all_of_group(g, f));
+    }
+  }
+  std::array<bool, K> avg = mine;
+  CHECK_THROWS_WITH_AS(dm::all_reduce<N>(m, avg, dm::op::avg), doctest::Contains("op::avg on bool elements"),
+                       dm::comm_error);
+
+  // Moves: all_gather, broadcast, all_to_all, shift.
+  const auto all = std::make_unique<bool[]>(static_cast<std::size_t>(n * K));
+  dm::all_gather<N>(m, mine, std::span<bool>(all.get(), static_cast<std::size_t>(n * K)));
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < K; ++k) CHECK_EQ(all[static_cast<std::size_t>(i * K + k)], flag(g[i], k));
+  std::array<bool, K> b = mine;
+  dm::broadcast<N>(m, b, n - 1);
+  for (int k = 0; k < K; ++k) CHECK_EQ(b[static_cast<std::size_t>(k)], flag(g[n - 1], k));
+  const auto send = std::make_unique<bool[]>(static_cast<std::size_t>(n)),
+             recv = std::make_unique<bool[]>(static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) send[static_cast<std::size_t>(j)] = flag(me, j);
+  dm::all_to_all<N>(m, std::span<bool>(send.get(), static_cast<std::size_t>(n)),
+                    std::span<bool>(recv.get(), static_cast<std::size_t>(n)));
+  for (int i = 0; i < n; ++i) CHECK_EQ(recv[static_cast<std::size_t>(i)], flag(g[i], li));
+  std::array<bool, K> shifted = mine;  // shift(buf, buf): MPI gets a copy of send
+  dm::shift<N>(m, shifted, shifted, 1, true);
+  for (int k = 0; k < K; ++k) CHECK_EQ(shifted[static_cast<std::size_t>(k)], flag(g[(li + n - 1) % n], k));
+}
+
+static_assert(dm::mpi::has_datatype<bool>);
+TEST_CASE("bool elements: sum and max are a logical or, prod and min a logical and; avg refused") {
+  CHECK(dm::mpi::datatype<bool>() == MPI_CXX_BOOL);
+  auto world = dm::mpi::world();
+  const int w = world.size();
+  check_bools<"dp">(dm::init_device_mesh(world, dm::mesh<dm::dim<"dp">>(w)));
+  const auto m = dm::init_device_mesh(world, dm::mesh<dm::dim<"dp">, dm::dim<"tp">>(w >= 2 ? w / 2 : 1, w >= 2 ? 2 : 1));
+  check_bools<"dp">(m);
+  check_bools<"tp">(m);
 }

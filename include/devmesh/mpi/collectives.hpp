@@ -5,9 +5,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <type_traits>
-#include <vector>
 
 #include "native.hpp"
 
@@ -20,6 +20,16 @@
 
 namespace devmesh::mpi::detail {
 
+/// The MPI_Op of a reduction on bool: MPI takes only the logical ops on MPI_CXX_BOOL, so sum
+/// and max are MPI_LOR, prod and min MPI_LAND (what they give on bools, as in PyTorch);
+/// op::avg throws comm_error (an average of truth values is not one).
+inline MPI_Op bool_op(op o) {
+  if (o == op::avg)
+    throw comm_error("devmesh: mpi: op::avg on bool elements (an average of truth values is not one): use op::sum "
+                     "or op::max for a logical or, op::prod or op::min for a logical and");
+  return o == op::sum || o == op::max ? MPI_LOR : MPI_LAND;
+}
+
 /// The MPI_Op of a reduction on T (op::avg: MPI_SUM, then divided by the size).
 template <class T>
 MPI_Op mpi_op(op o) {
@@ -27,6 +37,7 @@ MPI_Op mpi_op(op o) {
                 "devmesh: mpi: std::byte has no arithmetic, so reductions (all_reduce, reduce, reduce_scatter) "
                 "on it are errors; reduce std::uint8_t instead (std::byte is for moves: broadcast, all_gather, "
                 "all_to_all, shift)");
+  if constexpr (std::is_same_v<std::remove_cv_t<T>, bool>) return bool_op(o);
   switch (o) {
     case op::sum: return MPI_SUM;
     case op::prod: return MPI_PROD;
@@ -37,11 +48,14 @@ MPI_Op mpi_op(op o) {
   return MPI_OP_NULL;
 }
 
-/// A copy of the send buffer (ns elements) when it overlaps recv (nr elements), else empty.
+/// A copy of the send buffer (ns elements) when it overlaps recv (nr elements), else null.
+/// Not a std::vector<T>: std::vector<bool> packs bits and has no data().
 template <class T>
-std::vector<T> copy_if_overlapping(const T* send, std::size_t ns, const T* recv, std::size_t nr) {
-  if (!devmesh::detail::buffers_overlap(send, ns, recv, nr)) return {};
-  return std::vector<T>(send, send + ns);
+std::unique_ptr<T[]> copy_if_overlapping(const T* send, std::size_t ns, const T* recv, std::size_t nr) {
+  if (!devmesh::detail::buffers_overlap(send, ns, recv, nr)) return nullptr;
+  auto copy = std::make_unique_for_overwrite<T[]>(ns);
+  for (std::size_t i = 0; i < ns; ++i) copy[i] = send[i];
+  return copy;
 }
 
 /// MPI_Allreduce of n elements.
@@ -50,8 +64,8 @@ void all_reduce(const comm_handle& h, const T* send, T* recv, std::size_t n, op 
   const MPI_Comm comm = h.use("all_reduce");
   if constexpr (is_integer<T>)
     if (o == op::avg) return integer_avg(h, reduction::all, send, recv, n, n, 0, watch);
-  std::vector<T> copy = send == recv ? std::vector<T>() : copy_if_overlapping(send, n, recv, n);
-  const void* from = send == recv ? MPI_IN_PLACE : copy.empty() ? send : copy.data();
+  auto copy = send == recv ? nullptr : copy_if_overlapping(send, n, recv, n);
+  const void* from = send == recv ? MPI_IN_PLACE : copy ? copy.get() : send;
   const int c = int_count("all_reduce", n);
   issue(h, "MPI_Allreduce", "MPI_Iallreduce", watch,
         [&] { return MPI_Allreduce(from, recv, c, datatype<T>(), mpi_op<T>(o), comm); },
@@ -67,8 +81,8 @@ void reduce(const comm_handle& h, const T* send, T* recv, std::size_t n, op o, i
   if constexpr (is_integer<T>)
     if (o == op::avg) return integer_avg(h, reduction::to_root, send, recv, n, n, root, watch);
   const bool in_place = send == recv && h.rank() == root;
-  std::vector<T> copy = send == recv ? std::vector<T>() : copy_if_overlapping(send, n, recv, n);
-  const void* from = in_place ? MPI_IN_PLACE : copy.empty() ? send : copy.data();
+  auto copy = send == recv ? nullptr : copy_if_overlapping(send, n, recv, n);
+  const void* from = in_place ? MPI_IN_PLACE : copy ? copy.get() : send;
   const int c = int_count("reduce", n);
   issue(h, "MPI_Reduce", "MPI_Ireduce", watch,
         [&] { return MPI_Reduce(from, recv, c, datatype<T>(), mpi_op<T>(o), root, comm); },
@@ -93,8 +107,8 @@ void all_gather(const comm_handle& h, const T* send, T* recv, std::size_t send_c
   const MPI_Comm comm = h.use("all_gather");
   const int c = int_count("all_gather", send_count);
   const std::size_t recv_count = send_count * static_cast<std::size_t>(h.size());
-  std::vector<T> copy = copy_if_overlapping(send, send_count, recv, recv_count);
-  const T* from = copy.empty() ? send : copy.data();
+  auto copy = copy_if_overlapping(send, send_count, recv, recv_count);
+  const T* from = copy ? copy.get() : send;
   issue(h, "MPI_Allgather", "MPI_Iallgather", watch,
         [&] { return MPI_Allgather(from, c, datatype<T>(), recv, c, datatype<T>(), comm); },
         [&](MPI_Request* r) { return MPI_Iallgather(from, c, datatype<T>(), recv, c, datatype<T>(), comm, r); }, copy);
@@ -108,8 +122,8 @@ void reduce_scatter(const comm_handle& h, const T* send, T* recv, std::size_t re
   const std::size_t send_count = recv_count * static_cast<std::size_t>(h.size());
   if constexpr (is_integer<T>)
     if (o == op::avg) return integer_avg(h, reduction::scatter, send, recv, send_count, recv_count, 0, watch);
-  std::vector<T> copy = copy_if_overlapping(send, send_count, recv, recv_count);
-  const T* from = copy.empty() ? send : copy.data();
+  auto copy = copy_if_overlapping(send, send_count, recv, recv_count);
+  const T* from = copy ? copy.get() : send;
   const int c = int_count("reduce_scatter", recv_count);
   issue(h, "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block", watch,
         [&] { return MPI_Reduce_scatter_block(from, recv, c, datatype<T>(), mpi_op<T>(o), comm); },
@@ -126,8 +140,8 @@ void all_to_all(const comm_handle& h, const T* send, T* recv, std::size_t count_
   const MPI_Comm comm = h.use("all_to_all");
   const int c = int_count("all_to_all", count_per_rank);
   const std::size_t total = count_per_rank * static_cast<std::size_t>(h.size());
-  std::vector<T> copy = copy_if_overlapping(send, total, recv, total);
-  const T* from = copy.empty() ? send : copy.data();
+  auto copy = copy_if_overlapping(send, total, recv, total);
+  const T* from = copy ? copy.get() : send;
   issue(h, "MPI_Alltoall", "MPI_Ialltoall", watch,
         [&] { return MPI_Alltoall(from, c, datatype<T>(), recv, c, datatype<T>(), comm); },
         [&](MPI_Request* r) { return MPI_Ialltoall(from, c, datatype<T>(), recv, c, datatype<T>(), comm, r); }, copy);
@@ -150,9 +164,8 @@ void sendrecv(const comm_handle& h, const T* send, std::size_t send_count, int d
   const MPI_Comm comm = h.use("sendrecv");
   constexpr int tag = 0x646d;  // "dm"
   // MPI forbids overlapping send and receive buffers: shift(buf, buf) sends a copy.
-  std::vector<T> copy = dest < 0 || source < 0 ? std::vector<T>()
-                                               : copy_if_overlapping(send, send_count, recv, recv_count);
-  if (!copy.empty()) send = copy.data();
+  auto copy = dest < 0 || source < 0 ? nullptr : copy_if_overlapping(send, send_count, recv, recv_count);
+  if (copy) send = copy.get();
   const int ns = int_count("sendrecv", send_count), nr = int_count("sendrecv", recv_count);
   const int to = dest < 0 ? MPI_PROC_NULL : dest, from = source < 0 ? MPI_PROC_NULL : source;
   if (!watch) [[likely]]

@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -73,10 +74,10 @@ void all_to_allv(const comm_handle& h, const T* send, std::span<const std::size_
   const std::size_t ns = counts_at(h, "all_to_allv", send_counts, send_at, sc, sd);
   const std::size_t nr = counts_at(h, "all_to_allv", recv_counts, recv_at, rc, rd);
   struct buffers {  // what MPI reads until the call completes (kept if the watchdog fires)
-    std::vector<T> copy;
+    std::unique_ptr<T[]> copy;
     std::vector<int> sc, sd, rc, rd;
   } b{copy_if_overlapping(send, ns, recv, nr), std::move(sc), std::move(sd), std::move(rc), std::move(rd)};
-  const T* from = b.copy.empty() ? send : b.copy.data();
+  const T* from = b.copy ? b.copy.get() : send;
   issue(h, "MPI_Alltoallv", "MPI_Ialltoallv", watch, [&] {
     return MPI_Alltoallv(from, b.sc.data(), b.sd.data(), datatype<T>(), recv, b.rc.data(), b.rd.data(), datatype<T>(), comm);
   }, [&](MPI_Request* r) {
@@ -101,10 +102,10 @@ void reduce_scatterv(const comm_handle& h, const T* send, T* recv, std::span<con
   const std::size_t ns = static_cast<std::size_t>(rd.back()) + recv_counts.back();
   const std::size_t mine = recv_counts[static_cast<std::size_t>(h.rank())];
   struct buffers {  // what MPI reads until the call completes (kept if the watchdog fires)
-    std::vector<T> copy;
+    std::unique_ptr<T[]> copy;
     std::vector<int> rc;
   } b{copy_if_overlapping(send, ns, recv, mine), std::move(rc)};
-  const T* from = b.copy.empty() ? send : b.copy.data();
+  const T* from = b.copy ? b.copy.get() : send;
   issue(h, "MPI_Reduce_scatter", "MPI_Ireduce_scatter", watch,
         [&] { return MPI_Reduce_scatter(from, recv, b.rc.data(), datatype<T>(), mpi_op<T>(o), comm); },
         [&](MPI_Request* r) { return MPI_Ireduce_scatter(from, recv, b.rc.data(), datatype<T>(), mpi_op<T>(o), comm, r); },

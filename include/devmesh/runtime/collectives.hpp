@@ -41,6 +41,18 @@ struct buffer_not_contiguous {
                   "C array) of its element type (see error::buffer_not_contiguous<buffer type>)");
   }
 };
+/// A std::vector<bool> (or another range whose bools are packed into bits and read through
+/// proxies): no bool of it lies in memory for the backend to read or write.
+template <class Buffer>
+struct buffer_packs_bits {
+  static constexpr void fire() {
+    static_assert(always_false<Buffer>,
+                  "devmesh: a collective's buffer must be a contiguous range, and std::vector<bool> is not one (it "
+                  "packs its bools into bits): use std::array<bool, N>, a std::span<bool> over a bool array, or "
+                  "std::vector<std::uint8_t> reduced with op::max (or) and op::min (and) (see "
+                  "error::buffer_packs_bits<buffer type>)");
+  }
+};
 /// A buffer the collective writes (recv, or the in-place buffer) is read-only.
 template <class Buffer>
 struct buffer_not_writable {
@@ -78,6 +90,12 @@ concept contiguous_buffer = requires(R& r) {
   { std::ranges::data(r) } -> std::same_as<std::add_pointer_t<buffer_reference_t<R>>>;
 } && std::contiguous_iterator<buffer_iterator_t<R>>;
 
+/// R's bools are packed into bits (std::vector<bool>): its elements are proxies, not bools.
+template <class R>
+concept packed_bools = requires(R& r) { std::ranges::begin(r); } &&
+                       std::same_as<std::iter_value_t<buffer_iterator_t<R>>, bool> &&
+                       !std::is_reference_v<buffer_reference_t<R>>;
+
 /// The element type of a buffer (const dropped).
 template <class R>
 using element_t = std::remove_cv_t<std::remove_reference_t<buffer_reference_t<R>>>;
@@ -85,7 +103,10 @@ using element_t = std::remove_cv_t<std::remove_reference_t<buffer_reference_t<R>
 /// R is a buffer a collective reads: a contiguous range.
 template <class R>
 constexpr bool check_send_buffer() {
-  require<contiguous_buffer<R>, error::buffer_not_contiguous<std::remove_cvref_t<R>>>();
+  if constexpr (packed_bools<R>)
+    require<false, error::buffer_packs_bits<std::remove_cvref_t<R>>>();
+  else
+    require<contiguous_buffer<R>, error::buffer_not_contiguous<std::remove_cvref_t<R>>>();
   return contiguous_buffer<R>;
 }
 /// R is a buffer a collective writes: a contiguous range of non-const elements.
