@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -50,6 +51,11 @@ static_assert(dm::nccl::datatype<std::byte> == ncclUint8);
 static_assert(dm::nccl::redop(dm::op::sum) == ncclSum && dm::nccl::redop(dm::op::prod) == ncclProd &&
               dm::nccl::redop(dm::op::min) == ncclMin && dm::nccl::redop(dm::op::max) == ncclMax &&
               dm::nccl::redop(dm::op::avg) == ncclAvg);
+// bool: NCCL has none; ncclUint8 with max (or) and min (and), op::avg refused before NCCL.
+static_assert(dm::nccl::datatype<bool> == ncclUint8 && dm::nccl::datatype<const bool> == ncclUint8);
+static_assert(dm::nccl::redop_of<bool>(dm::op::sum) == ncclMax && dm::nccl::redop_of<bool>(dm::op::max) == ncclMax &&
+              dm::nccl::redop_of<bool>(dm::op::prod) == ncclMin && dm::nccl::redop_of<bool>(dm::op::min) == ncclMin &&
+              dm::nccl::redop_of<float>(dm::op::sum) == ncclSum && dm::nccl::redop_of<int>(dm::op::prod) == ncclProd);
 static_assert(dm::communicator<dm::nccl::communicator>);
 
 TEST_CASE("world from MPI: rank order, device from the local rank, host channel") {
@@ -252,6 +258,39 @@ TEST_CASE("typed collectives, numerically, per element type, on world and on a s
       check_collectives<std::uint8_t>(*c, false);
     }
   }
+}
+
+TEST_CASE("bool: ncclUint8, sum and max a logical or, prod and min a logical and, avg refused") {
+  no_leaks guard;
+  auto w = make_world();
+  const int r = w.rank(), n = w.size();
+  // Flag 0: rank 0 only; 1: every rank; 2: none; 3: odd ranks.
+  const bool mine[4] = {r == 0, true, false, r % 2 == 1};
+  const bool any[4] = {true, true, false, n > 1}, every[4] = {n == 1, true, false, false};
+  for (dm::op o : {dm::op::sum, dm::op::max, dm::op::prod, dm::op::min}) {
+    CAPTURE(static_cast<int>(o));
+    const bool is_or = o == dm::op::sum || o == dm::op::max;
+    bool out[4] = {};
+    w.all_reduce(mine, out, 4, o, nullptr);
+    const auto last = devmesh_fake_nccl_last_call();
+    CHECK(last.datatype == ncclUint8);
+    CHECK(last.op == (is_or ? ncclMax : ncclMin));
+    for (int k = 0; k < 4; ++k) CHECK(out[k] == (is_or ? any[k] : every[k]));
+    bool red[4] = {true, true, true, true};
+    w.reduce(mine, red, 4, o, n - 1, nullptr);
+    for (int k = 0; k < 4; ++k) CHECK(red[k] == (r == n - 1 ? (is_or ? any[k] : every[k]) : true));
+    std::unique_ptr<bool[]> blocks(new bool[static_cast<std::size_t>(n)]);  // block p: rank p's flag 3
+    for (int p = 0; p < n; ++p) blocks[static_cast<std::size_t>(p)] = mine[3];
+    bool block = !mine[3];
+    w.reduce_scatter(blocks.get(), &block, 1, o, nullptr);
+    CHECK(block == (is_or ? any[3] : every[3]));
+  }
+  bool out[4] = {};
+  CHECK_THROWS_WITH_AS(w.all_reduce(mine, out, 4, dm::op::avg, nullptr), doctest::Contains("op::avg on bool elements"),
+                       dm::comm_error);
+  std::unique_ptr<bool[]> all(new bool[4 * static_cast<std::size_t>(n)]);
+  w.all_gather(mine, all.get(), 4, nullptr);
+  for (int p = 0; p < n; ++p) CHECK(all[4 * static_cast<std::size_t>(p)] == (p == 0));
 }
 
 TEST_CASE("group: calls on several communicators batched into one ncclGroupEnd") {

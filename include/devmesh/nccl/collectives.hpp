@@ -21,14 +21,20 @@
 namespace devmesh::nccl::detail {
 
 /// ncclAvg on integers sums in the element type (it can overflow, then divides): refused
-/// rather than silently wrong.
+/// rather than silently wrong. On bool, refused as on MPI (an average of truth values is not one).
 template <class T>
 void require_avg_type(const char* call, op o) {
-  if constexpr (std::is_integral_v<T>)
+  if constexpr (std::is_same_v<T, bool>) {
+    if (o == op::avg)
+      throw comm_error(std::string("devmesh: ") + call +
+                       ": op::avg on bool elements (an average of truth values is not one): use op::sum or op::max "
+                       "for a logical or, op::prod or op::min for a logical and");
+  } else if constexpr (std::is_integral_v<T>) {
     if (o == op::avg)
       throw comm_error(std::string("devmesh: ") + call +
                        ": op::avg on an integer type (ncclAvg sums in the element type, which can overflow); "
                        "reduce with op::sum in a wider type and divide, or average floats");
+  }
 }
 
 /// What to do about a partial overlap inside a group, for the reductions (send == recv is
@@ -42,7 +48,7 @@ void all_reduce(const comm_handle& h, const T* send, T* recv, std::size_t count,
   require_avg_type<T>("ncclAllReduce", o);
   send_copy<T> copy(send, count, send != recv && devmesh::detail::buffers_overlap(send, count, recv, count), st, "ncclAllReduce",
                     reduction_overlap_remedy);
-  enqueued(s, "ncclAllReduce", ncclAllReduce(copy.send, recv, count, datatype<T>, redop(o), s.comm, st));
+  enqueued(s, "ncclAllReduce", ncclAllReduce(copy.send, recv, count, datatype<T>, redop_of<T>(o), s.comm, st));
   copy.settle(st);
 }
 
@@ -54,7 +60,7 @@ void reduce(const comm_handle& h, const T* send, T* recv, std::size_t count, op 
   s.check_rank("ncclReduce", "root", root);
   send_copy<T> copy(send, count, send != recv && devmesh::detail::buffers_overlap(send, count, recv, count), st, "ncclReduce",
                     reduction_overlap_remedy);
-  enqueued(s, "ncclReduce", ncclReduce(copy.send, recv, count, datatype<T>, redop(o), root, s.comm, st));
+  enqueued(s, "ncclReduce", ncclReduce(copy.send, recv, count, datatype<T>, redop_of<T>(o), root, s.comm, st));
   copy.settle(st);
 }
 
@@ -78,7 +84,7 @@ template <class T>
 void reduce_scatter(const comm_handle& h, const T* send, T* recv, std::size_t recv_count, op o, cudaStream_t st) {
   comm_state& s = h.use("ncclReduceScatter");
   require_avg_type<T>("ncclReduceScatter", o);
-  enqueued(s, "ncclReduceScatter", ncclReduceScatter(send, recv, recv_count, datatype<T>, redop(o), s.comm, st));
+  enqueued(s, "ncclReduceScatter", ncclReduceScatter(send, recv, recv_count, datatype<T>, redop_of<T>(o), s.comm, st));
 }
 
 /// count_per_rank elements to and from every rank, as one group of ncclSend/ncclRecv;

@@ -3,7 +3,8 @@
 // The mapping is a compile-time trait: an element type NCCL cannot carry is a static_assert
 // naming the type (error::unsupported_element_type<T, nccl::communicator>), never a
 // run-time surprise. Integers map by
-// width and signedness, so long and long long both work where they are 64 bits.
+// width and signedness, so long and long long both work where they are 64 bits; bool maps to
+// ncclUint8, reduced with max (or) and min (and).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +31,7 @@ consteval ncclDataType_t datatype_of() {
   else if constexpr (std::is_same_v<U, __half>) return ncclFloat16;
   else if constexpr (std::is_same_v<U, __nv_bfloat16>) return ncclBfloat16;
   else if constexpr (std::is_same_v<U, std::byte>) return ncclUint8;
+  else if constexpr (std::is_same_v<U, bool> && sizeof(bool) == 1) return ncclUint8;  // NCCL has no bool: redop_of
   else if constexpr (std::is_integral_v<U> && !std::is_same_v<U, bool> && sizeof(U) == 1)
     return std::is_signed_v<U> ? ncclInt8 : ncclUint8;
   else if constexpr (std::is_integral_v<U> && !std::is_same_v<U, bool> && sizeof(U) == 4)
@@ -56,6 +58,16 @@ constexpr ncclRedOp_t redop(op o) {
     case op::avg: return ncclAvg;
   }
   return ncclSum;
+}
+
+/// The ncclRedOp_t of a reduction on T. bool travels as ncclUint8, whose values are 0 and 1:
+/// sum and max are ncclMax (logical or), prod and min ncclMin (logical and), as in PyTorch;
+/// op::avg on bool is refused before NCCL is called (require_avg_type).
+template <class T>
+constexpr ncclRedOp_t redop_of(op o) {
+  if constexpr (std::is_same_v<std::remove_cv_t<T>, bool>)
+    if (o != op::avg) return o == op::sum || o == op::max ? ncclMax : ncclMin;
+  return redop(o);
 }
 
 /// Name of an ncclDataType_t, for messages and tests.
