@@ -1,6 +1,7 @@
 // dm::mpi::environment and object lifetimes around MPI_Init/MPI_Finalize: world() before
 // init and after finalize throws; a nested environment neither initializes nor finalizes;
-// communicators and device meshes that outlive the environment are destroyed safely.
+// communicators and device meshes that outlive the environment are destroyed safely; an
+// environment after MPI_Finalize throws instead of letting MPI abort the job.
 // The test case initializes and finalizes MPI itself (TEST_CASES_OWN_MPI): checks after
 // MPI_Finalize are local, each rank's exit code carries them.
 #include <optional>
@@ -64,4 +65,13 @@ TEST_CASE("world() around an environment; nested environments; objects that outl
   CHECK(world_error().find("MPI is finalized") != std::string::npos);
   mesh_survivor.reset();  // MPI_Comm_free skipped after MPI_Finalize: no crash
   survivor.reset();
+  // A second environment: MPI cannot be initialized again, and MPI would abort the job if
+  // asked anything but MPI_Finalized now. Both constructors throw.
+  const std::string again = "devmesh: mpi::environment: MPI was already finalized; MPI cannot be initialized twice";
+  CHECK_THROWS_WITH_AS(dm::mpi::environment(), doctest::Contains(again.c_str()), dm::comm_error);
+  int argc = 1;
+  char name[] = "environment";
+  char* args[] = {name, nullptr};
+  char** argv = args;
+  CHECK_THROWS_WITH_AS(dm::mpi::environment(argc, argv), doctest::Contains(again.c_str()), dm::comm_error);
 }

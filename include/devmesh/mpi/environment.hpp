@@ -12,7 +12,8 @@
 namespace devmesh::mpi {
 
 /// Initializes MPI (requesting MPI_THREAD_MULTIPLE by default) and finalizes it at scope
-/// exit. If MPI is already initialized, it does neither (the owner of MPI finalizes).
+/// exit. If MPI is already initialized, it does neither (the owner of MPI finalizes). After
+/// MPI_Finalize it throws comm_error: MPI cannot be initialized twice in one process.
 /// Sets MPI_ERRORS_RETURN on MPI_COMM_WORLD and MPI_COMM_SELF: MPI errors become
 /// devmesh::mpi::error exceptions instead of aborting the job.
 class environment {
@@ -35,6 +36,9 @@ class environment {
 
  private:
   void init(int* argc, char*** argv, int required) {
+    if (detail::mpi_finalized())  // any other MPI call now would abort the job
+      throw comm_error(
+          "devmesh: mpi::environment: MPI was already finalized; MPI cannot be initialized twice in one process");
     int initialized = 0;
     MPI_Initialized(&initialized);
     if (initialized) {
