@@ -129,3 +129,97 @@ TEST_CASE("dims chosen at run time by name or index, aliases included") {
   CHECK_THROWS_WITH_AS(mesh.local_rank(-1),
                        doctest::Contains("local_rank(-1): dim index not in [0, 2)"), dm::mesh_error);
 }
+
+/// A moved-from handle keeps its layout and holds no communicators: every member that needs
+/// them, or this rank, throws mesh_error naming itself (never a null dereference); copies,
+/// assignment, destruction, ==, hash and to_string work, and assigning a mesh revives it.
+TEST_CASE("a moved-from device_mesh: its queries and collectives throw mesh_error") {
+  auto world = dm::mpi::world();
+  const int w = world.size();
+  for (bool check : {false, true}) {  // the check mode reads the state in collectives too
+    CAPTURE(check);
+    dm::device_mesh_options<dm::mpi::communicator> o;
+    o.check_collectives = check;
+    auto mesh = dm::init_device_mesh(world, mesh2(w >= 2 ? w / 2 : 1, w >= 2 ? 2 : 1), o);
+    const auto other = mesh.slice<"dp", "tp">();  // shares the state: it survives the move
+    auto moved = mesh;
+    const auto taken = std::move(moved);
+    // Layout queries need no state.
+    CHECK_EQ(moved.size(), w);
+    CHECK_EQ(moved.size<"tp">(), mesh.size<"tp">());
+    CHECK(moved.layout() == mesh.layout());
+    CHECK_EQ(moved.dim_index("tp"), 1);
+    const std::string rest = ": this device_mesh was moved from: it keeps its layout, " + to_string(mesh.layout()) +
+                             ", and no communicators; assign a mesh to it before using it";
+#define MOVED_FROM(expr, what) \
+  CHECK_THROWS_WITH_AS((void)(expr), test::containing("devmesh: " what + rest), dm::mesh_error)
+    MOVED_FROM(moved.rank(), "rank");
+    MOVED_FROM(moved.position(), "position");
+    MOVED_FROM(moved.rank_map(), "rank_map");
+    MOVED_FROM(moved.node_of_rank(), "node_of_rank");
+    MOVED_FROM(moved.world_size(), "world_size");
+    MOVED_FROM(moved.is_member(), "is_member");
+    MOVED_FROM(moved.coordinate(), "coordinate");
+    MOVED_FROM(moved.local_rank<"tp">(), "local_rank");
+    MOVED_FROM(moved.local_rank("dp"), "local_rank");
+    MOVED_FROM(moved.comm<"tp">(), "comm");
+    MOVED_FROM(dm::comm<"dp">(moved), "comm");
+    MOVED_FROM(moved.comm(1), "comm");
+    MOVED_FROM(moved.flattened_comm(3u), "flattened_comm");
+    MOVED_FROM(moved.flattened_comm(1u), "flattened_comm");
+    MOVED_FROM(moved.world(), "world");
+    MOVED_FROM(moved.communicator_count(), "communicator_count");
+    MOVED_FROM(moved.options(), "options");
+    MOVED_FROM(moved.slice<"tp">(), "slice");
+    MOVED_FROM(moved["dp"_dim], "slice");
+    MOVED_FROM(moved.flatten<"dp_tp">(), "flatten");
+    MOVED_FROM(moved.flatten<"dp_tp">(dm::mpi::comm_options{}), "flatten");
+    MOVED_FROM((moved.unflatten<"tp", dm::dim<"a">, dm::dim<"b", 1>>()), "unflatten");
+    auto dp = other.slice<"dp">();
+    auto tp = other.slice<"tp">();
+    const auto dp_taken = std::move(dp);
+    const auto tp_taken = std::move(tp);
+    const auto concatenate = doctest::Contains("devmesh: concatenate: this device_mesh was moved from");
+    CHECK_THROWS_WITH_AS((void)dp.concatenate(tp_taken), concatenate, dm::mesh_error);  // either side moved from
+    CHECK_THROWS_WITH_AS((void)dp_taken.concatenate(tp), concatenate, dm::mesh_error);
+    CHECK(dp_taken.concatenate(tp_taken) == other);
+    MOVED_FROM(moved.ranks(), "ranks");
+    MOVED_FROM(dm::rank_nested(moved), "ranks");
+    MOVED_FROM(dm::rank_grid(moved), "ranks");
+    MOVED_FROM(moved.topology(), "topology");
+    MOVED_FROM(moved.root<mesh2>(), "root");
+    std::vector<int> v{1}, vs(static_cast<std::size_t>(w));
+    MOVED_FROM(moved.all_reduce<"tp">(v, dm::op::sum), "all_reduce");
+    MOVED_FROM(dm::all_reduce<"dp">(moved, v, v, dm::op::sum), "all_reduce");
+    MOVED_FROM(moved.reduce<"tp">(v, dm::op::sum, 0), "reduce");
+    MOVED_FROM(moved.broadcast<"tp">(v, 0), "broadcast");
+    MOVED_FROM(moved.all_gather<"tp">(v, vs), "all_gather");
+    MOVED_FROM(moved.reduce_scatter<"tp">(vs, v, dm::op::sum), "reduce_scatter");
+    MOVED_FROM(moved.all_to_all<"tp">(vs, vs), "all_to_all");
+    MOVED_FROM(moved.barrier<"dp">(), "barrier");
+    MOVED_FROM(moved.shift_peers<"tp">(), "shift");
+    MOVED_FROM(moved.shift<"tp">(v, v), "shift");
+    MOVED_FROM(moved.send_next<"tp">(v), "send_next");
+    MOVED_FROM(moved.recv_prev<"tp">(v), "recv_prev");
+#undef MOVED_FROM
+    moved.abort();  // noexcept: nothing to abort
+    // to_string, ==, hash, copies: no state needed.
+    CHECK(to_string(moved).find(", moved from)") != std::string::npos);
+    auto copy = moved;
+    CHECK(copy == moved);
+    CHECK(!(copy == taken));
+    CHECK_EQ(copy.hash(), std::hash<decltype(moved)>{}(moved));
+    CHECK_THROWS_AS((void)copy.rank(), dm::mesh_error);
+    auto moved_again = std::move(copy);  // a moved-from handle moves as well
+    CHECK_THROWS_AS((void)moved_again.world_size(), dm::mesh_error);
+    // Assigning a mesh revives it; the handle it was moved to works throughout.
+    moved = taken;
+    CHECK(moved == taken);
+    CHECK_EQ(moved.rank(), world.rank());
+    copy = std::move(moved);
+    CHECK_THROWS_AS((void)moved.rank(), dm::mesh_error);
+    CHECK_EQ(sum_over<"tp">(copy, 1), copy.size<"tp">());
+    CHECK_EQ(sum_over<"dp">(taken, 1), taken.size<"dp">());
+    CHECK_EQ(taken.communicator_count(), other.communicator_count());
+  }
+}

@@ -67,7 +67,8 @@ void collective_on_dims(const device_mesh<Layout, Comm>& mesh, unsigned bits, st
 
 /// A mesh layout bound to communicators: one per dim, created collectively by
 /// init_device_mesh or adopted by from_comms. Copies are handles to the same
-/// communicators. Creating and deriving are collective and single-threaded; collectives on
+/// communicators; a moved-from handle keeps its layout and holds no communicators: every
+/// member that needs them, or this rank, throws mesh_error until a mesh is assigned to it. Creating and deriving are collective and single-threaded; collectives on
 /// different dims may run from different threads under MPI_THREAD_MULTIPLE (docs/reliability.md).
 /// The typed collectives (all_reduce, reduce, broadcast, all_gather, reduce_scatter,
 /// all_to_all, barrier, shift, send_next, recv_prev) are members of collectives_of.
@@ -110,11 +111,32 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   using options_type = device_mesh_options<Comm>;
   static constexpr int ndim = Layout::ndim;
 
+  /// A handle to the same communicators.
+  device_mesh(const device_mesh&) = default;
+  /// Now a handle to o's communicators.
+  device_mesh& operator=(const device_mesh&) = default;
+  /// Takes o's communicators: o is left moved-from (its layout, no communicators).
+  device_mesh(device_mesh&& o) noexcept
+      : layout_(o.layout_),
+        state_(std::move(o.state_)),
+        comms_(std::exchange(o.comms_, {})),
+        check_(o.check_),
+        watch_(o.watch_) {}
+  /// Takes o's communicators: o is left moved-from (its layout, no communicators).
+  device_mesh& operator=(device_mesh&& o) noexcept {
+    layout_ = o.layout_;
+    state_ = std::move(o.state_);
+    comms_ = std::exchange(o.comms_, {});  // o's collectives must not find them
+    check_ = o.check_;
+    watch_ = o.watch_;
+    return *this;
+  }
+
   // ---- where this rank is ----------------------------------------------------------------
   /// The layout (the core basic_mesh value): every constexpr query lives there.
   const Layout& layout() const { return layout_; }
   /// This process's rank in the world communicator.
-  int rank() const { return state_->world_rank; }
+  int rank() const { return state("rank").world_rank; }
   /// This rank's position in the root mesh: the rank every layout query takes (coordinate,
   /// local ranks, groups), i.e. the index of rank() in the rank map, or rank() itself
   /// without one. Throws on non-members.
@@ -124,19 +146,19 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   }
   /// The root's rank map, position -> world rank (options.rank_map, or the node-major map
   /// init built); empty when position p is world rank p. Shared by every derived mesh.
-  const std::vector<int>& rank_map() const { return state_->rank_map; }
+  const std::vector<int>& rank_map() const { return state("rank_map").rank_map; }
   /// The node of every world rank (node ids 0..n-1, numbered by the lowest rank on each
   /// node), as init discovered them; empty when the options did not ask (options.topology,
   /// intra_node, node_major).
-  const std::vector<int>& node_of_rank() const { return state_->node_of_rank; }
+  const std::vector<int>& node_of_rank() const { return state("node_of_rank").node_of_rank; }
   /// Number of ranks in the world communicator.
-  int world_size() const { return state_->world_size; }
+  int world_size() const { return state("world_size").world_size; }
   /// False on world ranks outside the mesh (past a mesh smaller than the world, or not in
   /// its rank map): they have no communicator and every collective throws.
-  bool is_member() const { return state_->is_member(); }
+  bool is_member() const { return state("is_member").is_member(); }
   /// This rank's coordinate in the (sub)mesh containing it; nullopt on non-members.
   std::optional<std::array<int, ndim>> coordinate() const {
-    if (!is_member()) return std::nullopt;
+    if (!state("coordinate").is_member()) return std::nullopt;
     return layout_.coordinate(state_->position);
   }
   /// `mesh.local_rank<"tp">()`: this rank's index along dim N (PyTorch get_local_rank("tp"));
@@ -191,20 +213,20 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
     return *dims_entry(dim_bits, "flattened_comm").comm;
   }
   /// The world communicator this mesh was created over.
-  const Comm& world() const { return *state_->world; }
+  const Comm& world() const { return *state("world").world; }
   /// Number of communicators created so far by this mesh and everything derived from it:
   /// its private control communicator (a duplicate of the world), in lazy mode the
   /// members' communicator, and one per dim (adopted communicators are not counted).
-  int communicator_count() const { return state_->created; }
+  int communicator_count() const { return state("communicator_count").created; }
   /// The options the mesh was created with (shared by everything derived from it).
-  const options_type& options() const { return state_->options; }
+  const options_type& options() const { return state("options").options; }
 
   // ---- deriving meshes (share this mesh's communicators) -------------------------------
   /// `mesh.slice<"dp", "tp">()`: the submesh of dims Ns... (any order, aliases too). Never
   /// creates a communicator.
   template <fixed_string... Ns>
   auto slice() const {
-    return derive(layout_.template slice<Ns...>(), nullptr);
+    return derive(layout_.template slice<Ns...>(), "slice");
   }
   /// `mesh["tp"_dim]`: one dim as a 1-D device mesh. Never creates a communicator.
   template <class Tag>
@@ -220,7 +242,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   template <fixed_string Alias = detail::default_flatten_name<typename Layout::names_type, Layout::ndim>,
             fixed_string... Ns>
   auto flatten() const {
-    return derive(layout_.template flatten<Alias, Ns...>(), "flatten");
+    return derive(layout_.template flatten<Alias, Ns...>(), "flatten", true);
   }
   /// flatten() with backend options for the new dim's communicator (PyTorch's
   /// backend_override on _flatten), as options.per_dim[Alias] at init would give. The ranks
@@ -230,31 +252,31 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
             fixed_string... Ns>
   auto flatten(const typename Comm::options_type& backend_options) const {
     const std::string_view names[] = {Alias.view()};
-    return derive(layout_.template flatten<Alias, Ns...>(), "flatten", names, &backend_options);
+    return derive(layout_.template flatten<Alias, Ns...>(), "flatten", true, names, &backend_options);
   }
   /// `mesh.unflatten<"dp", dm::dim<"rep", 2>, dm::dim<"shard">>()`: dim N split into New...
   /// (PyTorch _unflatten). Creates communicators only for new
   /// groups; collective as flatten.
   template <fixed_string N, dim_spec... New>
   auto unflatten() const {
-    return derive(layout_.template unflatten<N, New...>(), "unflatten");
+    return derive(layout_.template unflatten<N, New...>(), "unflatten", true);
   }
   /// unflatten() with backend options for every new dim's communicator (PyTorch's
   /// backend_override on _unflatten); as flatten(backend_options).
   template <fixed_string N, dim_spec... New>
   auto unflatten(const typename Comm::options_type& backend_options) const {
     const std::string_view names[] = {New::name.view()...};
-    return derive(layout_.template unflatten<N, New...>(), "unflatten", names, &backend_options);
+    return derive(layout_.template unflatten<N, New...>(), "unflatten", true, names, &backend_options);
   }
   /// This mesh's dims, then b's (PyTorch's _concatenate([a, b])): both derived from one
   /// init_device_mesh or from_comms (else mesh_error), their layouts as
   /// basic_mesh::concatenate checks them. Never creates a communicator: every dim has one.
   template <class L2>
   auto concatenate(const device_mesh<L2, Comm>& b) const {
-    if (state_ != b.state_)
+    if (&state("concatenate") != &b.state("concatenate"))
       throw mesh_error("devmesh: concatenate: " + to_string(layout_) + " and " + to_string(b.layout_) +
                        " come from different roots (two init_device_mesh or from_comms calls)");
-    return derive(layout_.concatenate(b.layout_), nullptr);
+    return derive(layout_.concatenate(b.layout_), "concatenate");
   }
 
   // ---- the whole mesh ----------------------------------------------------------------------
@@ -265,18 +287,22 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   /// (MPI's calls here are blocking: nothing is in flight). Afterwards every collective,
   /// flatten or unflatten on any of those handles throws comm_error. Local, not collective:
   /// for a rank that gives up on its peers (a timeout, an error elsewhere). Not while
-  /// another thread is inside a call on the same mesh (docs/runtime.md).
-  void abort() const noexcept { state_->abort(); }
+  /// another thread is inside a call on the same mesh (docs/runtime.md). A no-op on a
+  /// moved-from handle.
+  void abort() const noexcept {
+    if (state_) state_->abort();
+  }
   /// This rank's flight record of the root mesh: its last collectives (and devmesh's own
   /// steps) on every dim, oldest first, with their numbers on the dim, times and states
   /// (docs/reliability.md). Printable. Local; not while another thread is inside a call on
   /// the same root (the entries are read as they are).
-  devmesh::flight_record flight_record() const { return state_->record(); }
+  devmesh::flight_record flight_record() const { return state("flight_record").record(); }
   /// Writes flight_record() to DIR/devmesh-fr.meshI.rankR.txt (what a watchdog time-out
   /// writes with DEVMESH_FLIGHT_RECORD=DIR) and returns the file's path; throws comm_error
   /// when it cannot.
   std::string dump_flight_record(const std::string& dir) const {
-    const std::string path = detail::write_flight_record(state_->record(), dir, state_->index);
+    const state_type& s = state("dump_flight_record");
+    const std::string path = detail::write_flight_record(s.record(), dir, s.index);
     if (path.empty()) throw comm_error("devmesh: dump_flight_record: cannot write a file into '" + dir + "'");
     return path;
   }
@@ -293,7 +319,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   /// same on every rank. Throws mesh_error when init did not discover the nodes
   /// (options.topology, intra_node or node_major).
   mesh_topology topology() const {
-    if (state_->node_of_rank.empty())
+    if (state("topology").node_of_rank.empty())
       throw mesh_error("devmesh: topology() on " + to_string(layout_) +
                        ": the nodes were not discovered at init (set options.topology = true, or intra_node or "
                        "node_major, in the options of init_device_mesh or from_comms)");
@@ -308,6 +334,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   /// throws mesh_error naming the root. Local.
   template <class Root>
   device_mesh<Root, Comm> root() const {
+    state("root");
     std::string dims;
     for (int d = 0; d < Root::ndim; ++d) (dims += d ? ", " : "") += Root::name(d);
     const std::string what = "devmesh: root<M>() with M a mesh of dims (" + dims + ") on " + where(0) +
@@ -328,10 +355,11 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
     return detail::hash_mesh(layout_) ^ (reinterpret_cast<std::uintptr_t>(state_.get()) * 0x9e3779b97f4a7c15ULL);
   }
   /// device_mesh(<backend>, <the layout>, rank r), plus ", not a member" off the mesh and
-  /// ", position p" under a rank map.
+  /// ", position p" under a rank map; ", moved from" instead of the rank on a moved-from handle.
   friend std::string to_string(const device_mesh& m) {
-    std::string s = "device_mesh(" + std::string(Comm::backend_name()) + ", " + to_string(m.layout_) + ", rank " +
-                    std::to_string(m.rank());
+    std::string s = "device_mesh(" + std::string(Comm::backend_name()) + ", " + to_string(m.layout_);
+    if (!m.state_) return s + ", moved from)";
+    s += ", rank " + std::to_string(m.rank());
     if (!m.is_member()) s += ", not a member";
     else if (!m.state_->rank_map.empty()) s += ", position " + std::to_string(m.state_->position);
     return s + ')';
@@ -344,34 +372,48 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   }
 
  private:
+  /// The mesh of layout l over this mesh's state; `creating`: l's missing communicators are
+  /// made first (collective).
   template <class L>
-  device_mesh<L, Comm> derive(const L& l, const char* creating, std::span<const std::string_view> new_dims = {},
+  device_mesh<L, Comm> derive(const L& l, const char* what, bool creating = false,
+                              std::span<const std::string_view> new_dims = {},
                               const typename Comm::options_type* backend_options = nullptr) const {
+    state_type& s = state(what);
     if (!creating) return device_mesh<L, Comm>(l, state_);
-    std::string step = creating;
+    std::string step = what;
     std::vector<std::string> added;
-    if (backend_options) step += state_->set_call_options(new_dims, *backend_options, creating, added);
-    const auto recorded = state_->recorder.start(state_->steps, creating, {}, 0);
+    if (backend_options) step += s.set_call_options(new_dims, *backend_options, what, added);
+    const auto recorded = s.recorder.start(s.steps, what, {}, 0);
     try {
-      detail::ensure_all(*state_, l, step);
+      detail::ensure_all(s, l, step);
       recorded.finish(call_state::completed);
     } catch (const timeout_error& x) {
       recorded.finish(call_state::timed_out);
-      for (const auto& name : added) state_->options.per_dim.erase(name);
-      const std::string dumped = state_->dump_record();
+      for (const auto& name : added) s.options.per_dim.erase(name);
+      const std::string dumped = s.dump_record();
       if (dumped.empty()) throw;
       throw timeout_error(x.what() + dumped);
     } catch (...) {
       recorded.finish(call_state::failed);
-      for (const auto& name : added) state_->options.per_dim.erase(name);  // as before the call
+      for (const auto& name : added) s.options.per_dim.erase(name);  // as before the call
       throw;
     }
     return device_mesh<L, Comm>(l, state_);
   }
   int select(dim_ref d, const char* what) const { return detail::select_dim<Layout>(d, what, to_string(layout_)); }
   std::string where(int d) const { return "dim '" + std::string(Layout::name(d)) + "' of " + to_string(layout_); }
+  /// The root's state; mesh_error naming `what` on a moved-from handle (one test, cold).
+  state_type& state(const char* what) const {
+    if (!state_) [[unlikely]]
+      moved_from(what);
+    return *state_;
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void moved_from(const char* what) const {
+    throw mesh_error("devmesh: " + std::string(what) + ": this device_mesh was moved from: it keeps its layout, " +
+                     to_string(layout_) + ", and no communicators; assign a mesh to it before using it");
+  }
   void require_member(const char* what, int d) const {
-    if (!is_member())
+    if (!state(what).is_member())
       throw mesh_error("devmesh: " + std::string(what) + " on " + where(d) + ": world rank " +
                        std::to_string(rank()) + " is not a member of this mesh (" + state_->members_phrase() + ")");
   }
