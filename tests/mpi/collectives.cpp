@@ -326,7 +326,8 @@ TEST_CASE("bool elements: sum and max are a logical or, prod and min a logical a
   auto world = dm::mpi::world();
   const int w = world.size();
   check_bools<"dp">(dm::init_device_mesh(world, dm::mesh<dm::dim<"dp">>(w)));
-  const auto m = dm::init_device_mesh(world, dm::mesh<dm::dim<"dp">, dm::dim<"tp">>(w >= 2 ? w / 2 : 1, w >= 2 ? 2 : 1));
+  const int tp = w >= 2 ? 2 : 1;
+  const auto m = dm::init_device_mesh(world, dm::mesh<dm::dim<"dp">, dm::dim<"tp">>(w / tp, tp));
   check_bools<"dp">(m);
   check_bools<"tp">(m);
 }

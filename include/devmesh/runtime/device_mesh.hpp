@@ -68,8 +68,9 @@ void collective_on_dims(const device_mesh<Layout, Comm>& mesh, unsigned bits, st
 /// A mesh layout bound to communicators: one per dim, created collectively by
 /// init_device_mesh or adopted by from_comms. Copies are handles to the same
 /// communicators; a moved-from handle keeps its layout and holds no communicators: every
-/// member that needs them, or this rank, throws mesh_error until a mesh is assigned to it. Creating and deriving are collective and single-threaded; collectives on
-/// different dims may run from different threads under MPI_THREAD_MULTIPLE (docs/reliability.md).
+/// member that needs them, or this rank, throws mesh_error until a mesh is assigned to it.
+/// Creating and deriving are collective and single-threaded; collectives on different dims
+/// may run from different threads under MPI_THREAD_MULTIPLE (docs/reliability.md).
 /// The typed collectives (all_reduce, reduce, broadcast, all_gather, reduce_scatter,
 /// all_to_all, barrier, shift, send_next, recv_prev) are members of collectives_of.
 template <class Layout, communicator Comm>
