@@ -37,6 +37,10 @@ constexpr std::string_view type_name() {
 #endif
 }
 
+/// type_name<T>() computed once, at compile time (the flight recorder reads it per call).
+template <class T>
+inline constexpr std::string_view type_name_v = type_name<T>();
+
 /// What one rank is about to do. Fields that do not apply are 0.
 struct call_signature {
   std::uint64_t operation = 0;  // index into call_names

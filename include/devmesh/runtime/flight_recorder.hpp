@@ -60,6 +60,27 @@ inline std::int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
+
+/// The recorder's clock: the CPU's time-stamp counter where there is one (x86-64: a few ns,
+/// where steady_clock::now() costs 20-40), else steady_ns(); ticks become steady-clock ns when
+/// the record is read (flight_recorder::entries).
+inline std::int64_t ticks() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return static_cast<std::int64_t>(__builtin_ia32_rdtsc());
+#else
+  return steady_ns();
+#endif
+}
+
+/// Ticks to steady-clock ns: two (ticks, ns) readings, one at init and one when converting.
+struct tick_clock {
+  std::int64_t ticks0 = ticks(), ns0 = steady_ns();
+  /// t (ticks) in steady-clock ns, by the rate measured between init and now.
+  std::int64_t to_ns(std::int64_t t, std::int64_t ticks_now, std::int64_t ns_now) const {
+    const double rate = ticks_now > ticks0 ? static_cast<double>(ns_now - ns0) / static_cast<double>(ticks_now - ticks0) : 1.0;
+    return ns0 + static_cast<std::int64_t>(static_cast<double>(t - ticks0) * rate);
+  }
+};
 }  // namespace detail
 
 /// One recorded call.
@@ -70,7 +91,7 @@ struct flight_entry {
   std::string_view what;  // "all_reduce", "flatten" (static storage)
   std::string_view type;  // the element type ("float"); empty for devmesh's steps
   std::uint64_t count = 0;
-  std::int64_t start_ns = 0, end_ns = 0;  // steady clock; end 0 while issued
+  std::int64_t start_ns = 0, end_ns = 0;  // steady clock (ns); end 0 while issued
   call_state state = call_state::issued;
 };
 
@@ -86,16 +107,19 @@ class flight_recorder {
     std::uint64_t id = 0;
     void finish(call_state s) const noexcept {
       if (!e || e->id != id) return;  // recorder off, or the ring went round meanwhile
-      e->end_ns = steady_ns();
+      e->end_ns = ticks();  // ticks until entries() converts them
       e->state = s;
     }
   };
 
   explicit flight_recorder(std::size_t capacity = 0) { resize(capacity); }
-  /// Allocates the ring (init, before any call).
+  /// Allocates the ring (init, before any call): `capacity` entries, rounded up to a power
+  /// of two (a slot is then a mask, not a division).
   void resize(std::size_t capacity) {
-    capacity_ = capacity;
-    ring_ = capacity ? std::make_unique<flight_entry[]>(capacity) : nullptr;
+    std::size_t n = capacity ? 1 : 0;
+    while (n && n < capacity) n *= 2;
+    capacity_ = n;
+    ring_ = n ? std::make_unique<flight_entry[]>(n) : nullptr;
   }
   std::size_t capacity() const { return capacity_; }
 
@@ -104,25 +128,33 @@ class flight_recorder {
     const std::uint64_t seq = ++c.calls;
     if (!capacity_) return {};
     const std::uint64_t id = next_.fetch_add(1, std::memory_order_relaxed) + 1;
-    flight_entry& e = ring_[(id - 1) % capacity_];
-    e = {id, seq, &c, what, type, count, steady_ns(), 0, call_state::issued};
+    flight_entry& e = ring_[(id - 1) & (capacity_ - 1)];
+    e.id = id, e.seq = seq, e.on = &c, e.what = what, e.type = type, e.count = count;  // in place: no temporary
+    e.start_ns = ticks(), e.end_ns = 0, e.state = call_state::issued;
     return {&e, id};
   }
 
-  /// The entries, oldest first.
+  /// The entries, oldest first, times in steady-clock ns.
   std::vector<flight_entry> entries() const {
     std::vector<flight_entry> out;
     const std::uint64_t n = next_.load(std::memory_order_relaxed);
-    for (std::uint64_t id = n > capacity_ ? n - capacity_ + 1 : 1; capacity_ && id <= n; ++id)
-      if (ring_[(id - 1) % capacity_].id == id) out.push_back(ring_[(id - 1) % capacity_]);
+    const std::int64_t ticks_now = ticks(), ns_now = steady_ns();
+    for (std::uint64_t id = n > capacity_ ? n - capacity_ + 1 : 1; capacity_ && id <= n; ++id) {
+      flight_entry e = ring_[(id - 1) & (capacity_ - 1)];
+      if (e.id != id) continue;
+      e.start_ns = clock_.to_ns(e.start_ns, ticks_now, ns_now);
+      if (e.end_ns) e.end_ns = clock_.to_ns(e.end_ns, ticks_now, ns_now);
+      out.push_back(e);
+    }
     return out;
   }
   /// Calls recorded so far (the ring keeps the last capacity() of them).
   std::uint64_t recorded() const { return next_.load(std::memory_order_relaxed); }
 
  private:
-  std::unique_ptr<flight_entry[]> ring_;
+  std::unique_ptr<flight_entry[]> ring_;  // times in ticks
   std::size_t capacity_ = 0;
+  tick_clock clock_;
   std::atomic<std::uint64_t> next_{0};
 };
 

@@ -87,8 +87,8 @@ struct device_mesh_options {
   /// naming the dim, the call and its number on the dim (docs/reliability.md). 0:
   /// DEVMESH_WATCHDOG (seconds; 0 or unset: off). Off, it costs one branch per collective.
   std::chrono::milliseconds watchdog{0};
-  /// Entries of the flight record (the last calls, for after the fact: flight_record());
-  /// -1: DEVMESH_FLIGHT_RECORD_ENTRIES, else 1024; 0: off.
+  /// Entries of the flight record (the last calls, for after the fact: flight_record()),
+  /// rounded up to a power of two; -1: DEVMESH_FLIGHT_RECORD_ENTRIES, else 1024; 0: off.
   long flight_record_entries = -1;
   /// Opt-in: dims whose groups are identical (same ranks, same order) and whose options are
   /// equal share one communicator (on NCCL a communicator costs GPU memory). Collectives on

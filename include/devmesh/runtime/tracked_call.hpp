@@ -62,13 +62,20 @@ template <communicator Comm, class Where, class Issue>
   }
 }
 
+/// T's name for the record: a constant (none for void).
+template <class T>
+constexpr std::string_view type_name_of() {
+  if constexpr (std::is_void_v<T>) return {};
+  else return type_name_v<T>;
+}
+
 /// Makes a collective on e's communicator: `issue()`, or under the watchdog (`watch`)
 /// `issue(&bound)`, recorded as call number e.calls on e's dim, of T elements (void: none). `where()` names the dim for
 /// messages (only called on failure).
 template <class T, communicator Comm, class Where, class Issue>
 void tracked_call(mesh_state<Comm>& st, bool watch, const comm_entry<Comm>& e, std::string_view what,
                   std::size_t count, const Where& where, Issue& issue) {
-  const auto recorded = st.recorder.start(e, what, std::is_void_v<T> ? std::string_view() : type_name<T>(), count);
+  const auto recorded = st.recorder.start(e, what, type_name_of<T>(), count);
   if (watch) [[unlikely]]
     return watched_call_on(st, e, what, recorded, where, issue);
   try {
