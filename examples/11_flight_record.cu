@@ -56,7 +56,7 @@ int analyze(const char* dir) {
   for (const auto& f : std::filesystem::directory_iterator(dir))
     if (f.path().filename().string().rfind("devmesh-fr.", 0) == 0) dumps.push_back(dm::read_flight_dump(f.path().string()));
   std::sort(dumps.begin(), dumps.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
-  std::printf("%zu flight records in %s\n", dumps.size(), dir);
+  std::printf("%zu flight records in %s\n", dumps.size(), std::filesystem::path(dir).filename().c_str());
   for (const auto& d : dumps)
     std::printf("  rank %d: %zu entries, last: %s\n", d.rank, d.entries.size(),
                 d.entries.empty() ? "-"

@@ -175,7 +175,8 @@ void sendrecv(const comm_handle& h, const T* send, std::size_t send_count, int d
   MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   check(MPI_Irecv(recv, nr, datatype<T>(), from, tag, comm, &reqs[0]), "MPI_Irecv");
   check(MPI_Isend(send, ns, datatype<T>(), to, tag, comm, &reqs[1]), "MPI_Isend");
-  wait_watched(h, "MPI_Isend/MPI_Irecv (sendrecv)", *watch, std::span<MPI_Request>(reqs), copy);
+  wait_watched(h, "MPI_Isend/MPI_Irecv (sendrecv)", *watch, std::span<MPI_Request>(reqs), &copy,
+               &park_keep<decltype(copy)>);
 }
 
 }  // namespace devmesh::mpi::detail

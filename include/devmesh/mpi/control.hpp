@@ -99,15 +99,22 @@ class roll_call {
   std::vector<char> here_, told_;
 };
 
+/// Leaves `keep` (a Keep) to MPI with the requests of a call that timed out.
+template <class Keep>
+void park_keep(void* keep, std::span<const MPI_Request> reqs) {
+  park_watched(std::make_shared<Keep>(std::move(*static_cast<Keep*>(keep))), reqs);
+}
+
 /// The watchdog's wait (a collective issued non-blocking): polls `reqs` until they complete
 /// or `watch.until` passes, holding a roll call once it has waited 10 ms. Past the deadline
 /// it tells every rank it is here, listens for a grace of a tenth of the bound (at most 1 s),
-/// leaves the requests and `keep` (the call's own buffers) to MPI, marks h unusable and
-/// throws watchdog_timeout with the ranks that never said they were in the call. The
-/// caller's buffers stay MPI's too (docs/reliability.md: a late rank may still complete it).
-template <class Keep>
+/// leaves the requests and the call's own buffers to MPI (`park(keep, reqs)`), marks h
+/// unusable and throws watchdog_timeout with the ranks that never said they were in the
+/// call. The caller's buffers stay MPI's too (docs/reliability.md: a late rank may still
+/// complete it). One function for every element type (keep is type-erased).
+template <class = void>
 void wait_watched(const comm_handle& h, const char* call, const watched_call& watch, std::span<MPI_Request> reqs,
-                  Keep& keep) {
+                  void* keep, void (*park)(void*, std::span<const MPI_Request>)) {
   int done = 0;
   int rc = MPI_SUCCESS;
   const int n = static_cast<int>(reqs.size());
@@ -135,7 +142,7 @@ void wait_watched(const comm_handle& h, const char* call, const watched_call& wa
   check(rc, call);
   if (done) return;  // the late rank came during the grace
   h.mark_unusable(std::string(call) + " did not complete within the watchdog's " + watch.until.describe());
-  park_watched(std::make_shared<Keep>(std::move(keep)), reqs);
+  park(keep, reqs);
   throw watchdog_timeout("devmesh: mpi: " + std::string(call) + " on a communicator of " + std::to_string(h.size()) +
                              " ranks did not complete within " + watch.until.describe() + " (watchdog)",
                          roll->absent(), true);
@@ -151,7 +158,7 @@ void issue(const comm_handle& h, const char* call, const char* icall, const watc
     return check(blocking(), call);
   MPI_Request req = MPI_REQUEST_NULL;
   check(start(&req), icall);
-  wait_watched(h, icall, *watch, std::span<MPI_Request>(&req, 1), keep);
+  wait_watched(h, icall, *watch, std::span<MPI_Request>(&req, 1), &keep, &park_keep<Keep>);
 }
 
 /// Starts a non-blocking call on a heap buffer (start(buf, &request)) and polls it until

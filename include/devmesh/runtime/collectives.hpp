@@ -285,8 +285,9 @@ class collectives_of {
   /// Makes the call (`issue(watch...)`) as every collective is made: recorded in the root's
   /// flight record and, under the watchdog, bounded (tracked_call.hpp).
   template <class T, class Issue>
-  void run(int d, const entry& e, std::string_view what, std::size_t count, Issue&& issue) const {
-    detail::tracked_call<T>(*self().state_, self().watch_, e, what, count, [&] { return self().where(d); }, issue);
+  void run(int d, const entry& e, std::string_view what, std::size_t count, const Issue& issue) const {
+    detail::tracked_call(*self().state_, self().watch_, e, what, detail::type_name_of<T>(), count,
+                         [&] { return self().where(d); }, issue);
   }
   void check_root(const char* what, int d, int root) const {
     if (root < 0 || root >= self().layout().dim_size(d))

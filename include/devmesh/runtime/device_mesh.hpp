@@ -476,8 +476,9 @@ template <class T, class Layout, communicator Comm, class Issue>
 void collective_on_dims(const device_mesh<Layout, Comm>& mesh, unsigned bits, std::string_view what, std::size_t count,
                         Issue&& issue) {
   const auto& e = mesh.dims_entry(bits, "flattened_comm");
-  auto call = [&](auto... watch) { issue(*e.comm, watch...); };
-  tracked_call<T>(*mesh.state_, mesh.watch_, e, what, count, [&] { return "dims '" + e.name + "' of " + to_string(mesh.layout_); }, call);
+  const auto call = [&](auto... watch) { issue(*e.comm, watch...); };
+  tracked_call(*mesh.state_, mesh.watch_, e, what, type_name_of<T>(), count,
+               [&] { return "dims '" + e.name + "' of " + to_string(mesh.layout_); }, call);
 }
 }  // namespace detail
 

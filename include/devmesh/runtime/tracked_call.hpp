@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../core/diagnostics.hpp"
@@ -32,24 +33,34 @@ inline std::string absent_phrase(const channel& e, const watchdog_timeout& x) {
          (absent.size() == 1 ? "it" : "they") + " skipped the call, wait elsewhere or died (no answer to the roll call)";
 }
 
-/// The watchdog's path: the call must complete within the bound; past it, the root's
-/// communicators are aborted, the flight record is written (DEVMESH_FLIGHT_RECORD), and this
-/// rank throws comm_error (every rank of the group that waited does the same).
+/// The watchdog fired on e's call: the root's communicators are aborted, the flight record is
+/// written (DEVMESH_FLIGHT_RECORD), and this rank throws comm_error (every rank of the group
+/// that waited does the same). Out of line, once per backend: not in every call site.
+template <communicator Comm>
+[[noreturn, gnu::cold, gnu::noinline]] void watchdog_fired(mesh_state<Comm>& st, const channel& e,
+                                                           std::string_view what, const std::string& where,
+                                                           const watched_call& watch, const watchdog_timeout& x,
+                                                           const flight_recorder::token& recorded) {
+  recorded.finish(call_state::timed_out);
+  const std::string why = std::string(what) + " on " + where + ", call #" + std::to_string(watch.seq) +
+                          " on this dim, did not complete within " + watch.until.describe() +
+                          " (the watchdog: options.watchdog, DEVMESH_WATCHDOG)";
+  st.abort("the watchdog aborted the mesh: " + why);
+  throw comm_error("devmesh: " + why + "; " + absent_phrase(e, x) +
+                   "; this mesh's communicators are aborted (every later call throws)" + st.dump_record());
+}
+
+/// The watchdog's path: issue(&bound), which must complete within the bound (watchdog_fired
+/// past it).
 template <communicator Comm, class Where, class Issue>
-[[gnu::noinline]] void watched_call_on(mesh_state<Comm>& st, const comm_entry<Comm>& e, std::string_view what,
-                                       const flight_recorder::token& recorded, const Where& where, Issue& issue) {
+void watched_call_on(mesh_state<Comm>& st, const comm_entry<Comm>& e, std::string_view what,
+                     const flight_recorder::token& recorded, const Where& where, const Issue& issue) {
   if constexpr (watchable<Comm>) {
     const watched_call watch{deadline::after(st.watchdog), e.calls};
     try {
       issue(&watch);
     } catch (const watchdog_timeout& x) {
-      recorded.finish(call_state::timed_out);
-      const std::string why = std::string(what) + " on " + where() + ", call #" + std::to_string(watch.seq) +
-                              " on this dim, did not complete within " + watch.until.describe() +
-                              " (the watchdog: options.watchdog, DEVMESH_WATCHDOG)";
-      st.abort("the watchdog aborted the mesh: " + why);
-      throw comm_error("devmesh: " + why + "; " + absent_phrase(e, x) +
-                       "; this mesh's communicators are aborted (every later call throws)" + st.dump_record());
+      watchdog_fired(st, e, what, where(), watch, x, recorded);
     } catch (...) {
       recorded.finish(call_state::failed);
       throw;
@@ -62,20 +73,13 @@ template <communicator Comm, class Where, class Issue>
   }
 }
 
-/// T's name for the record: a constant (none for void).
-template <class T>
-constexpr std::string_view type_name_of() {
-  if constexpr (std::is_void_v<T>) return {};
-  else return type_name_v<T>;
-}
-
 /// Makes a collective on e's communicator: `issue()`, or under the watchdog (`watch`)
-/// `issue(&bound)`, recorded as call number e.calls on e's dim, of T elements (void: none). `where()` names the dim for
-/// messages (only called on failure).
-template <class T, communicator Comm, class Where, class Issue>
+/// `issue(&bound)`, recorded as call number e.calls on e's dim (`type`: its element type,
+/// empty for none). `where()` names the dim for messages (only called on failure).
+template <communicator Comm, class Where, class Issue>
 void tracked_call(mesh_state<Comm>& st, bool watch, const comm_entry<Comm>& e, std::string_view what,
-                  std::size_t count, const Where& where, Issue& issue) {
-  const auto recorded = st.recorder.start(e, what, type_name_of<T>(), count);
+                  std::string_view type, std::size_t count, const Where& where, const Issue& issue) {
+  const auto recorded = st.recorder.start(e, what, type, count);
   if (watch) [[unlikely]]
     return watched_call_on(st, e, what, recorded, where, issue);
   try {
@@ -86,6 +90,13 @@ void tracked_call(mesh_state<Comm>& st, bool watch, const comm_entry<Comm>& e, s
   }
   recorded.finish(std::is_same_v<typename Comm::stream_type, no_stream> ? call_state::completed
                                                                          : call_state::enqueued);
+}
+
+/// T's name for the record: a constant (none for void).
+template <class T>
+constexpr std::string_view type_name_of() {
+  if constexpr (std::is_void_v<T>) return {};
+  else return type_name_v<T>;
 }
 
 }  // namespace devmesh::detail
