@@ -296,7 +296,8 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   /// This rank's flight record of the root mesh: its last collectives (and devmesh's own
   /// steps) on every dim, oldest first, with their numbers on the dim, times and states
   /// (docs/reliability.md). Printable. Local; not while another thread is inside a call on
-  /// the same root (the entries are read as they are).
+  /// the same root (the entries are read as they are). Its entries name their dims through
+  /// the root's channels: read and print it while a handle of the root lives.
   devmesh::flight_record flight_record() const { return state("flight_record").record(); }
   /// Writes flight_record() to DIR/devmesh-fr.meshI.rankR.txt (what a watchdog time-out
   /// writes with DEVMESH_FLIGHT_RECORD=DIR) and returns the file's path; throws comm_error

@@ -87,7 +87,7 @@ struct tick_clock {
 struct flight_entry {
   std::uint64_t id = 0;   // this root's n-th recorded call, from 1 (0: an empty slot)
   std::uint64_t seq = 0;  // its number on its channel (dim), from 1, as this rank counts
-  const detail::channel* on = nullptr;
+  const detail::channel* on = nullptr;  // the root's channel: valid while a handle of the root lives
   std::string_view what;  // "all_reduce", "flatten" (static storage)
   std::string_view type;  // the element type ("float"); empty for devmesh's steps
   std::uint64_t count = 0;
@@ -179,8 +179,8 @@ inline constexpr std::size_t default_flight_record_entries = 1024;
 struct flight_record {
   int rank = -1;        // world rank
   std::string mesh;     // the root mesh, as to_string prints it
-  std::vector<detail::channel> channels;  // every channel of the root (copies)
-  std::vector<flight_entry> entries;      // oldest first; `on` points into channels
+  std::vector<detail::channel> channels;  // every channel of the root (copies: counts as taken)
+  std::vector<flight_entry> entries;      // oldest first; `on`: the root's live channels
   std::uint64_t recorded = 0;             // calls recorded in all (entries keeps the last)
   std::int64_t steady_now_ns = 0;         // when it was taken
 };

@@ -82,10 +82,7 @@ struct mesh_state : rank_placement {
     cache.for_each([&](const comm_entry<Comm>& e) { from.push_back(&e); });
     r.channels.reserve(from.size());
     for (const channel* c : from) r.channels.push_back(*c);
-    for (auto& e : r.entries)
-      for (std::size_t i = 0; i < from.size(); ++i)
-        if (e.on == from[i]) e.on = &r.channels[i];
-    return r;
+    return r;  // entries' `on` stay the root's own channels: valid while the root lives
   }
   /// With DEVMESH_FLIGHT_RECORD=DIR, writes the flight record there (a watchdog time-out,
   /// a deadline): returns " (flight record: FILE)" for the message, or "" (unset, or the
