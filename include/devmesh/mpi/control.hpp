@@ -23,20 +23,11 @@
 
 namespace devmesh::mpi::detail {
 
-/// Buffers and requests of control steps that timed out: MPI may still write into them, so
-/// they stay alive (and reachable) until the process ends.
+/// What a call that timed out leaves to MPI (a control step, a watched collective): its
+/// requests and the buffers devmesh made for it, which MPI may still read or write, kept
+/// alive (and reachable) until the process ends.
 template <class = void>
-void park(std::unique_ptr<unsigned char[]> buf, MPI_Request req) {
-  static std::mutex m;
-  static std::vector<std::pair<std::unique_ptr<unsigned char[]>, MPI_Request>> parked;
-  std::lock_guard lock(m);
-  parked.emplace_back(std::move(buf), req);
-}
-
-/// What a watched collective that timed out leaves to MPI: its requests and the buffers
-/// devmesh made for it (copies, staging), kept until the process ends.
-template <class = void>
-void park_watched(std::shared_ptr<void> keep, std::span<const MPI_Request> reqs) {
+void park(std::shared_ptr<void> keep, std::span<const MPI_Request> reqs) {
   static std::mutex m;
   static std::vector<std::pair<std::shared_ptr<void>, std::vector<MPI_Request>>> parked;
   std::lock_guard lock(m);
@@ -102,19 +93,19 @@ class roll_call {
 /// Leaves `keep` (a Keep) to MPI with the requests of a call that timed out.
 template <class Keep>
 void park_keep(void* keep, std::span<const MPI_Request> reqs) {
-  park_watched(std::make_shared<Keep>(std::move(*static_cast<Keep*>(keep))), reqs);
+  park(std::make_shared<Keep>(std::move(*static_cast<Keep*>(keep))), reqs);
 }
 
 /// The watchdog's wait (a collective issued non-blocking): polls `reqs` until they complete
 /// or `watch.until` passes, holding a roll call once it has waited 10 ms. Past the deadline
 /// it tells every rank it is here, listens for a grace of a tenth of the bound (at most 1 s),
-/// leaves the requests and the call's own buffers to MPI (`park(keep, reqs)`), marks h
+/// leaves the requests and the call's own buffers to MPI (`leave(keep, reqs)`), marks h
 /// unusable and throws watchdog_timeout with the ranks that never said they were in the
 /// call. The caller's buffers stay MPI's too (docs/reliability.md: a late rank may still
 /// complete it). One function for every element type (keep is type-erased).
 template <class = void>
 void wait_watched(const comm_handle& h, const char* call, const watched_call& watch, std::span<MPI_Request> reqs,
-                  void* keep, void (*park)(void*, std::span<const MPI_Request>)) {
+                  void* keep, void (*leave)(void*, std::span<const MPI_Request>)) {
   int done = 0;
   int rc = MPI_SUCCESS;
   const int n = static_cast<int>(reqs.size());
@@ -142,10 +133,10 @@ void wait_watched(const comm_handle& h, const char* call, const watched_call& wa
   check(rc, call);
   if (done) return;  // the late rank came during the grace
   h.mark_unusable(std::string(call) + " did not complete within the watchdog's " + watch.until.describe());
-  park(keep, reqs);
+  leave(keep, reqs);
   throw watchdog_timeout("devmesh: mpi: " + std::string(call) + " on a communicator of " + std::to_string(h.size()) +
                              " ranks did not complete within " + watch.until.describe() + " (watchdog)",
-                         roll->absent(), true);
+                         roll->absent());
 }
 
 /// Makes one collective: blocking (watch == nullptr, the common case), or, under the
@@ -179,7 +170,7 @@ void bounded(const comm_handle& h, const char* call, const deadline& d, std::uni
   check(rc, call);
   if (!done) {
     h.mark_unusable(std::string(call) + " timed out after " + d.describe());
-    park(std::move(buf), req);
+    park(std::shared_ptr<unsigned char[]>(std::move(buf)), std::span<const MPI_Request>(&req, 1));
     throw timeout_error("devmesh: mpi: " + std::string(call) + " on a communicator of " + std::to_string(h.size()) +
                         " ranks: not every rank arrived within " + d.describe() +
                         " (a rank skipped this step, is blocked elsewhere, or died)");

@@ -193,6 +193,24 @@ void run_reduce_scatter(const DeviceMesh& mesh, const plan_step<N>& s, const E& 
   });
 }
 
+/// run_exchange's send side when it cannot send in place: every peer's elements packed into
+/// b.send in the group's order (b.send_at their offsets); returns b.send's data.
+template <class Spec, class E, class T>
+const T* pack_sends(const Spec& before, const Spec& after, int pos, int me, const E& ext, std::span<const T> in,
+                    std::size_t total, step_buffers<T>& b) {
+  b.send.resize(total);
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < b.group.size(); ++i) {
+    b.send_at[i] = at;
+    if (static_cast<int>(i) != me)
+      for_each_shared_run(before, pos, after, b.group[i], ext, [&](tensor_index k, tensor_index, tensor_index len) {
+        std::copy_n(in.begin() + k, len, b.send.begin() + static_cast<std::ptrdiff_t>(at));
+        at += static_cast<std::size_t>(len);
+      });
+  }
+  return b.send.data();
+}
+
 /// An all_gather or all_to_all: each rank sends every other rank of the group the elements
 /// of its new block that it holds, and keeps its own; nothing else moves. A side whose
 /// every peer's elements are one range of its block sends or receives in place (rows);
@@ -218,20 +236,7 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
     b.recv_at[i] = static_cast<std::size_t>(from.first < 0 ? 0 : from.first);
     total_sent += b.sent[i], total_received += b.received[i];
   }
-  const T* send = in.data();
-  if (!send_in_place) {  // packed in the group's order
-    b.send.resize(total_sent);
-    std::size_t at = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      b.send_at[i] = at;
-      if (static_cast<int>(i) != me)
-        for_each_shared_run(before, pos, after, b.group[i], ext, [&](tensor_index k, tensor_index, tensor_index len) {
-          std::copy_n(in.begin() + k, len, b.send.begin() + static_cast<std::ptrdiff_t>(at));
-          at += static_cast<std::size_t>(len);
-        });
-    }
-    send = b.send.data();
-  }
+  const T* send = send_in_place ? in.data() : pack_sends(before, after, pos, me, ext, in, total_sent, b);
   T* recv = out.data();
   if (!recv_in_place) {
     b.recv.resize(total_received);

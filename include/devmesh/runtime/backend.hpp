@@ -84,7 +84,7 @@ concept communicator = std::movable<C> && requires(C& c, const C& cc, int color,
 /// A backend with a watchdog (the MPI backend): `static constexpr bool watchable = true;`,
 /// and every typed collective below takes one more, last argument, `const watched_call* watch`
 /// (nullptr: as without it). Given, the call must complete by watch->until, or throw
-/// watchdog_timeout (with the ranks that were not in the call, if it can tell) and leave the
+/// watchdog_timeout (with the ranks that did not answer its roll call) and leave the
 /// communicator unusable (never wait longer).
 template <class C>
 concept watchable = requires {

@@ -67,15 +67,13 @@ struct watched_call {
 };
 
 /// A watched collective that did not complete by its deadline. `absent`: the ranks of its
-/// communicator that did not answer the roll call, i.e. were not in the call (when
-/// `roll_called`; a backend without one leaves it false).
+/// communicator that did not answer the backend's roll call, i.e. were not in the call.
 class watchdog_timeout : public timeout_error {
  public:
-  /// The message, the ranks that did not answer, and whether a roll call was held.
-  watchdog_timeout(const std::string& what, std::vector<int> absent_ranks, bool called)
-      : timeout_error(what), absent(std::move(absent_ranks)), roll_called(called) {}
+  /// The message and the ranks that did not answer.
+  watchdog_timeout(const std::string& what, std::vector<int> absent_ranks)
+      : timeout_error(what), absent(std::move(absent_ranks)) {}
   std::vector<int> absent;
-  bool roll_called = false;
 };
 
 inline constexpr std::chrono::milliseconds default_timeout = std::chrono::seconds(600);

@@ -34,6 +34,7 @@
 #include "backend.hpp"
 #include "collectives.hpp"
 #include "create_comms.hpp"
+#include "derivations.hpp"
 #include "dim_select.hpp"
 #include "dims_comm.hpp"
 #include "flight_recorder.hpp"
@@ -74,11 +75,14 @@ void collective_on_dims(const device_mesh<Layout, Comm>& mesh, unsigned bits, st
 /// The typed collectives (all_reduce, reduce, broadcast, all_gather, reduce_scatter,
 /// all_to_all, barrier, shift, send_next, recv_prev) are members of collectives_of.
 template <class Layout, communicator Comm>
-class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Comm> {
+class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Comm>,
+                    public derivations_of<device_mesh<Layout, Comm>, Layout, Comm> {
   using state_type = detail::mesh_state<Comm>;
   template <class, communicator>
   friend class device_mesh;
   friend class collectives_of<device_mesh, Layout, Comm>;
+  template <class, class, communicator>
+  friend class derivations_of;
   template <class L, communicator C, class D>
   friend void detail::agree_on_call(const device_mesh<L, C>&, const D&, const std::string&, bool);
   template <class T, class L, communicator C, class I>
@@ -222,64 +226,6 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   /// The options the mesh was created with (shared by everything derived from it).
   const options_type& options() const { return state("options").options; }
 
-  // ---- deriving meshes (share this mesh's communicators) -------------------------------
-  /// `mesh.slice<"dp", "tp">()`: the submesh of dims Ns... (any order, aliases too). Never
-  /// creates a communicator.
-  template <fixed_string... Ns>
-  auto slice() const {
-    return derive(layout_.template slice<Ns...>(), "slice");
-  }
-  /// `mesh["tp"_dim]`: one dim as a 1-D device mesh. Never creates a communicator.
-  template <class Tag>
-    requires requires { typename Tag::devmesh_dim_name_tag; }
-  auto operator[](Tag) const {
-    return slice<Tag::value>();
-  }
-  /// `mesh.flatten<"dp_cp", "dp", "cp">()`: this mesh plus alias Alias flattening Ns... (or,
-  /// with no Ns, the whole mesh as one dim named Alias; with no Alias either, PyTorch's
-  /// default name, the dims' names joined by '_'). Creates the alias's communicator unless an
-  /// equal one is cached. Eager mode: collective over the world (every world rank calls it,
-  /// members or not), which checks that all ranks flatten alike; lazy mode: local.
-  template <fixed_string Alias = detail::default_flatten_name<typename Layout::names_type, Layout::ndim>,
-            fixed_string... Ns>
-  auto flatten() const {
-    return derive(layout_.template flatten<Alias, Ns...>(), "flatten", true);
-  }
-  /// flatten() with backend options for the new dim's communicator (PyTorch's
-  /// backend_override on _flatten), as options.per_dim[Alias] at init would give. The ranks
-  /// must pass equal options (part of the step's consistency check); a dim that has other
-  /// options already throws mesh_error.
-  template <fixed_string Alias = detail::default_flatten_name<typename Layout::names_type, Layout::ndim>,
-            fixed_string... Ns>
-  auto flatten(const typename Comm::options_type& backend_options) const {
-    const std::string_view names[] = {Alias.view()};
-    return derive(layout_.template flatten<Alias, Ns...>(), "flatten", true, names, &backend_options);
-  }
-  /// `mesh.unflatten<"dp", dm::dim<"rep", 2>, dm::dim<"shard">>()`: dim N split into New...
-  /// (PyTorch _unflatten). Creates communicators only for new
-  /// groups; collective as flatten.
-  template <fixed_string N, dim_spec... New>
-  auto unflatten() const {
-    return derive(layout_.template unflatten<N, New...>(), "unflatten", true);
-  }
-  /// unflatten() with backend options for every new dim's communicator (PyTorch's
-  /// backend_override on _unflatten); as flatten(backend_options).
-  template <fixed_string N, dim_spec... New>
-  auto unflatten(const typename Comm::options_type& backend_options) const {
-    const std::string_view names[] = {New::name.view()...};
-    return derive(layout_.template unflatten<N, New...>(), "unflatten", true, names, &backend_options);
-  }
-  /// This mesh's dims, then b's (PyTorch's _concatenate([a, b])): both derived from one
-  /// init_device_mesh or from_comms (else mesh_error), their layouts as
-  /// basic_mesh::concatenate checks them. Never creates a communicator: every dim has one.
-  template <class L2>
-  auto concatenate(const device_mesh<L2, Comm>& b) const {
-    if (&state("concatenate") != &b.state("concatenate"))
-      throw mesh_error("devmesh: concatenate: " + to_string(layout_) + " and " + to_string(b.layout_) +
-                       " come from different roots (two init_device_mesh or from_comms calls)");
-    return derive(layout_.concatenate(b.layout_), "concatenate");
-  }
-
   // ---- the whole mesh ----------------------------------------------------------------------
   /// Aborts every communicator devmesh made for this mesh's root: every dim's (of this
   /// handle and of every mesh derived from the same init_device_mesh or from_comms), the
@@ -374,34 +320,6 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   }
 
  private:
-  /// The mesh of layout l over this mesh's state; `creating`: l's missing communicators are
-  /// made first (collective).
-  template <class L>
-  device_mesh<L, Comm> derive(const L& l, const char* what, bool creating = false,
-                              std::span<const std::string_view> new_dims = {},
-                              const typename Comm::options_type* backend_options = nullptr) const {
-    state_type& s = state(what);
-    if (!creating) return device_mesh<L, Comm>(l, state_);
-    std::string step = what;
-    std::vector<std::string> added;
-    if (backend_options) step += s.set_call_options(new_dims, *backend_options, what, added);
-    const auto recorded = s.recorder.start(s.steps, what, {}, 0);
-    try {
-      detail::ensure_all(s, l, step);
-      recorded.finish(call_state::completed);
-    } catch (const timeout_error& x) {
-      recorded.finish(call_state::timed_out);
-      for (const auto& name : added) s.options.per_dim.erase(name);
-      const std::string dumped = s.dump_record();
-      if (dumped.empty()) throw;
-      throw timeout_error(x.what() + dumped);
-    } catch (...) {
-      recorded.finish(call_state::failed);
-      for (const auto& name : added) s.options.per_dim.erase(name);  // as before the call
-      throw;
-    }
-    return device_mesh<L, Comm>(l, state_);
-  }
   int select(dim_ref d, const char* what) const { return detail::select_dim<Layout>(d, what, to_string(layout_)); }
   std::string where(int d) const { return "dim '" + std::string(Layout::name(d)) + "' of " + to_string(layout_); }
   /// The root's state; mesh_error naming `what` on a moved-from handle (one test, cold).

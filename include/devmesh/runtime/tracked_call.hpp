@@ -22,13 +22,13 @@ namespace devmesh::detail {
 
 /// Who was not in a call the watchdog ended, in world ranks, from the backend's roll call.
 inline std::string absent_phrase(const channel& e, const watchdog_timeout& x) {
-  const std::string group = "its group is world " + ranks_phrase(e.world_ranks);
-  if (!x.roll_called) return group;
   std::vector<int> absent;
   for (int r : x.absent)
     absent.push_back(r >= 0 && static_cast<std::size_t>(r) < e.world_ranks.size()
                          ? e.world_ranks[static_cast<std::size_t>(r)] : r);
-  if (absent.empty()) return group + ", and every rank of it answered the roll call: the call itself did not complete";
+  if (absent.empty())
+    return "its group is world " + ranks_phrase(e.world_ranks) +
+           ", and every rank of it answered the roll call: the call itself did not complete";
   return "world " + ranks_phrase(absent) + " of its group (world " + ranks_phrase(e.world_ranks) + ") never arrived: " +
          (absent.size() == 1 ? "it" : "they") + " skipped the call, wait elsewhere or died (no answer to the roll call)";
 }

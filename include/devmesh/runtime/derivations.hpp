@@ -1,0 +1,127 @@
+// devmesh/runtime/derivations.hpp: deriving meshes from a device mesh (PyTorch's slicing,
+// _flatten, _unflatten, _concatenate): a base of device_mesh, as collectives_of is. Each
+// derived mesh shares its root's state; slices and concatenations create nothing, flatten and
+// unflatten create the missing communicators (collective; recorded in the flight record).
+#pragma once
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/diagnostics.hpp"
+#include "../core/dim.hpp"
+#include "../core/fixed_string.hpp"
+#include "../core/print.hpp"
+#include "backend.hpp"
+#include "create_comms.hpp"
+#include "deadline.hpp"
+#include "flight_recorder.hpp"
+#include "mesh_state.hpp"
+
+namespace devmesh {
+
+template <class Layout, communicator Comm>
+class device_mesh;
+
+namespace detail {
+template <class Layout, communicator Comm>
+device_mesh<Layout, Comm> make_device_mesh(const Layout& l, std::shared_ptr<mesh_state<Comm>> s);
+}  // namespace detail
+
+/// The derivations of Mesh (a device_mesh, which derives from this): slice, operator[],
+/// flatten, unflatten, concatenate.
+template <class Mesh, class Layout, communicator Comm>
+class derivations_of {
+ public:
+  /// `mesh.slice<"dp", "tp">()`: the submesh of dims Ns... (any order, aliases too). Never
+  /// creates a communicator.
+  template <fixed_string... Ns>
+  auto slice() const {
+    return derive(self().layout_.template slice<Ns...>(), "slice");
+  }
+  /// `mesh["tp"_dim]`: one dim as a 1-D device mesh. Never creates a communicator.
+  template <class Tag>
+    requires requires { typename Tag::devmesh_dim_name_tag; }
+  auto operator[](Tag) const {
+    return this->template slice<Tag::value>();
+  }
+  /// `mesh.flatten<"dp_cp", "dp", "cp">()`: this mesh plus alias Alias flattening Ns... (or,
+  /// with no Ns, the whole mesh as one dim named Alias; with no Alias either, PyTorch's
+  /// default name, the dims' names joined by '_'). Creates the alias's communicator unless an
+  /// equal one is cached. Eager mode: collective over the world (every world rank calls it,
+  /// members or not), which checks that all ranks flatten alike; lazy mode: local.
+  template <fixed_string Alias = detail::default_flatten_name<typename Layout::names_type, Layout::ndim>,
+            fixed_string... Ns>
+  auto flatten() const {
+    return derive(self().layout_.template flatten<Alias, Ns...>(), "flatten", true);
+  }
+  /// flatten() with backend options for the new dim's communicator (PyTorch's
+  /// backend_override on _flatten), as options.per_dim[Alias] at init would give. The ranks
+  /// must pass equal options (part of the step's consistency check); a dim that has other
+  /// options already throws mesh_error.
+  template <fixed_string Alias = detail::default_flatten_name<typename Layout::names_type, Layout::ndim>,
+            fixed_string... Ns>
+  auto flatten(const typename Comm::options_type& backend_options) const {
+    const std::string_view names[] = {Alias.view()};
+    return derive(self().layout_.template flatten<Alias, Ns...>(), "flatten", true, names, &backend_options);
+  }
+  /// `mesh.unflatten<"dp", dm::dim<"rep", 2>, dm::dim<"shard">>()`: dim N split into New...
+  /// (PyTorch _unflatten). Creates communicators only for new
+  /// groups; collective as flatten.
+  template <fixed_string N, dim_spec... New>
+  auto unflatten() const {
+    return derive(self().layout_.template unflatten<N, New...>(), "unflatten", true);
+  }
+  /// unflatten() with backend options for every new dim's communicator (PyTorch's
+  /// backend_override on _unflatten); as flatten(backend_options).
+  template <fixed_string N, dim_spec... New>
+  auto unflatten(const typename Comm::options_type& backend_options) const {
+    const std::string_view names[] = {New::name.view()...};
+    return derive(self().layout_.template unflatten<N, New...>(), "unflatten", true, names, &backend_options);
+  }
+  /// This mesh's dims, then b's (PyTorch's _concatenate([a, b])): both derived from one
+  /// init_device_mesh or from_comms (else mesh_error), their layouts as
+  /// basic_mesh::concatenate checks them. Never creates a communicator: every dim has one.
+  template <class L2>
+  auto concatenate(const device_mesh<L2, Comm>& b) const {
+    if (&self().state("concatenate") != &b.state("concatenate"))
+      throw mesh_error("devmesh: concatenate: " + to_string(self().layout_) + " and " + to_string(b.layout_) +
+                       " come from different roots (two init_device_mesh or from_comms calls)");
+    return derive(self().layout_.concatenate(b.layout_), "concatenate");
+  }
+
+ private:
+  const Mesh& self() const { return static_cast<const Mesh&>(*this); }
+
+  /// The mesh of layout l over this mesh's state; `creating`: l's missing communicators are
+  /// made first (collective), the step recorded in the flight record.
+  template <class L>
+  device_mesh<L, Comm> derive(const L& l, const char* what, bool creating = false,
+                              std::span<const std::string_view> new_dims = {},
+                              const typename Comm::options_type* backend_options = nullptr) const {
+    auto& s = self().state(what);
+    if (!creating) return detail::make_device_mesh(l, self().state_);
+    std::string step = what;
+    std::vector<std::string> added;
+    if (backend_options) step += s.set_call_options(new_dims, *backend_options, what, added);
+    const auto recorded = s.recorder.start(s.steps, what, {}, 0);
+    try {
+      detail::ensure_all(s, l, step);
+      recorded.finish(call_state::completed);
+    } catch (const timeout_error& x) {
+      recorded.finish(call_state::timed_out);
+      for (const auto& name : added) s.options.per_dim.erase(name);
+      const std::string dumped = s.dump_record();
+      if (dumped.empty()) throw;
+      throw timeout_error(x.what() + dumped);
+    } catch (...) {
+      recorded.finish(call_state::failed);
+      for (const auto& name : added) s.options.per_dim.erase(name);  // as before the call
+      throw;
+    }
+    return detail::make_device_mesh(l, self().state_);
+  }
+};
+
+}  // namespace devmesh
