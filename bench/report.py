@@ -139,7 +139,8 @@ def machine_section(args):
               "latencies include the OS scheduler, so small-message times are much noisier than on a real "
               "node, and the ratios there carry that noise.",
               "- No GPU on this machine: every collective number is MPI on host memory. The NCCL harness is "
-              "compiled and linked in CI but has not been run; no GPU result is claimed."]
+              "compiled and linked in CI but has not been run on GPUs; the only GPU figures so far are the "
+              "GPU check's, on one H200 (docs/gpu-reports/2026-11-27-h200.md)."]
     if args.quick:
         lines += ["", "> **Quick run** (`bench/run --quick`): short timings, plan meshes up to 2^16 ranks, "
                   "collectives up to 64 KiB. Run `bench/run` for the full report."]
@@ -534,8 +535,8 @@ def collective_section(args):
               "cmake -S . -B build/bench-release -DCMAKE_BUILD_TYPE=Release -DDEVMESH_BUILD_TESTS=OFF",
               "cmake --build build/bench-release --target bench_collective_nccl -j",
               "mpirun -np 8 build/bench-release/bench/collective_nccl --max-bytes 1073741824 --reps 9 --json nccl.jsonl",
-              "```", "", "Each rank picks its GPU from its local rank (see docs/nccl.md). No GPU numbers are "
-              "reported here because none were measured."]
+              "```", "", "Each rank picks its GPU from its local rank (see docs/nccl.md). No numbers of this "
+              "harness are reported here because it has not run on GPUs."]
     return "\n".join(lines)
 
 

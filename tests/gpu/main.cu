@@ -125,8 +125,16 @@ bool device_facts(report& rep, options& opt) {
                               nccl_version_text(nccl) + " (built with nccl.h " + nccl_version_text(NCCL_VERSION_CODE) +
                               "), device code for sm " + compiled_archs();
     rep.check("device: at least one GPU visible", true, std::to_string(count) + " GPU(s)");
-    rep.check("device: driver, runtime and NCCL versions", driver / 1000 >= runtime / 1000 && nccl >= NCCL_VERSION_CODE,
-              facts);
+    // NCCL adds API in minor releases (2.x), not patch releases (2.x.y): a library of the
+    // headers' minor release works even when its patch is older (2.28.3 under nccl.h 2.28.9
+    // ran every check on an H200), one of an older minor may lack a symbol devmesh calls.
+    const bool nccl_ok = nccl / 100 >= NCCL_VERSION_CODE / 100;
+    const std::string nccl_note =
+        nccl < NCCL_VERSION_CODE ? (nccl_ok ? "; NCCL library of an older patch release than nccl.h (same API)"
+                                            : "; NCCL library of an older minor release than nccl.h (API may be missing)")
+                                 : "";
+    rep.check("device: driver, runtime and NCCL versions", driver / 1000 >= runtime / 1000 && nccl_ok,
+              facts + nccl_note);
     std::string md = "## Devices\n\n- " + facts + "\n";
     if (world_size() == 1) {
       for (int d = 0; d < count; ++d) {
