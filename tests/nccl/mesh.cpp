@@ -32,12 +32,14 @@ void check_dim(const M& mesh, const mesh3d& layout, int r, const std::string& na
   // Collectives on the dim, through the mesh: sum of world ranks of the group.
   std::vector<int> v{r};
   dm::all_reduce<N>(mesh, std::span(v), dm::op::sum, nullptr);
+  REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);  // the double is asynchronous, as a GPU
   int expected = 0;
   for (int i = 0; i < static_cast<int>(group.size()); ++i) expected += group[i];
   CHECK(v[0] == expected);
   std::vector<int> all(group.size());
   const std::vector<int> mine{r};
   dm::all_gather<N>(mesh, std::span<const int>(mine), std::span(all), nullptr);
+  REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);
   for (std::size_t i = 0; i < all.size(); ++i) CHECK(all[i] == group[static_cast<int>(i)]);
 }
 
@@ -62,6 +64,7 @@ TEST_CASE("init_device_mesh<(2,2,2)> over nccl::world(mpi::world()) on the doubl
       mesh.all_reduce<"tp">(std::span(b), dm::op::sum, nullptr);
     }
     CHECK(devmesh_fake_nccl_group_ends() == ends + 1);
+    REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);
     CHECK(a[0] == 2.f);
     CHECK(b[0] == 2.f);
   }
@@ -89,6 +92,7 @@ TEST_CASE("abort(): ncclCommAbort of every dim's communicator, then every handle
     // The world communicator the mesh was made over is untouched.
     CHECK(!world.aborted());
     world.all_reduce(a.data(), a.data(), 1, dm::op::sum, nullptr);
+    REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);
   }
   CHECK(devmesh_fake_nccl_live_comms() == 0);
 }

@@ -25,6 +25,7 @@ bool round_trip(const dm::nccl::communicator& c) {
   c.barrier(nullptr);
   std::vector<T> s(1, T(1));
   c.all_reduce(s.data(), s.data(), 1, dm::op::sum, nullptr);
+  cudaStreamSynchronize(nullptr);  // the double is asynchronous, as a GPU: before reading or freeing
   return s[0] == T(n);
 }
 

@@ -50,6 +50,7 @@ void check_dim(const M& mesh, const std::vector<int>& map, int dp, int tp, int d
   for (std::size_t i = 0; i < g.size(); ++i) CHECK(info.world_ranks[i] == map[static_cast<std::size_t>(g[i])]);
   std::vector<int> v{me};
   dm::all_reduce<N>(mesh, std::span(v), dm::op::sum, nullptr);
+  REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);  // the double is asynchronous, as a GPU
   int sum = 0;
   for (int q : g) sum += map[static_cast<std::size_t>(q)];
   CHECK(v[0] == sum);

@@ -4,6 +4,7 @@
 // runtime functions devmesh's NCCL backend calls, over host memory and MPI. These extra
 // functions let tests see what the backend asked for. Test-only; never installed.
 #pragma once
+#include <cuda_runtime_api.h>
 #include <nccl.h>
 
 extern "C" {
@@ -19,6 +20,13 @@ int devmesh_fake_nccl_destroyed_unfinalized(void);
 int devmesh_fake_cuda_live_allocs(void);
 /// The device made current by cudaSetDevice (-1: none yet).
 int devmesh_fake_cuda_current_device(void);
+/// Events created (cudaEventCreate) and not yet destroyed (a leak fails the process at exit).
+int devmesh_fake_cuda_live_events(void);
+/// Works (NCCL calls, cudaMemcpyAsync) on stream s not finished yet, after a progress pass
+/// (the double is asynchronous: fake_streams.h).
+int devmesh_fake_cuda_pending(cudaStream_t s);
+/// Works ncclCommAbort / ncclCommDestroy abandoned unfinished (their MPI requests parked).
+int devmesh_fake_nccl_works_abandoned(void);
 
 /// The last ncclCommSplit's arguments as received (color after dm::no_color mapping).
 void devmesh_fake_nccl_last_split(int* color, int* key);

@@ -4,8 +4,11 @@
 // with the real headers' signatures (nccl.h, cuda_runtime_api.h), so the backend is
 // compiled unchanged and linked against this instead of the real libraries.
 //
-// Model: every rank is an MPI process; "device memory" is host memory; streams are
-// dummies and every operation completes at enqueue. Each ncclComm mirrors an MPI
+// Model: every rank is an MPI process; "device memory" is host memory; work is asynchronous
+// as on a GPU (fake_streams.h, fake_cuda.cpp): a collective enqueues a work on its stream, which
+// posts non-blocking MPI operations and completes when the program synchronizes or queries
+// (stream, event, device), or a later stream operation needs it; ncclCommAbort from any thread
+// abandons a communicator's pending work. Each ncclComm mirrors an MPI
 // communicator: init = MPI_Comm_split of MPI_COMM_WORLD by the unique id (every world rank
 // must take part, which is what the tests do), ncclCommSplit = MPI_Comm_split of the
 // parent's mirror with the same color/key, and collectives are real MPI reductions and
@@ -23,8 +26,8 @@
 // get ncclRemoteError (blocking; the double does not hang a blocking call).
 // async: the communicator is created, then reports ncclSystemError on the failing rank
 // and ncclRemoteError on the others. hang: every rank of it stays ncclInProgress forever.
-// The ranks learn of a fault through an MPI all-reduce inside the collective call, so the
-// double itself never blocks on a missing rank.
+// The ranks learn of a fault through an MPI all-reduce inside the creating call, so the
+// double itself never blocks on a missing rank there.
 //
 // At exit, communicators still alive (created, never destroyed or aborted) are reported
 // and the process exits with status 3.
@@ -43,6 +46,7 @@
 #include <vector>
 
 #include "fake_control.h"
+#include "fake_streams.h"
 
 struct ncclComm {
   MPI_Comm mpi = MPI_COMM_NULL;
@@ -59,7 +63,6 @@ namespace {
 
 // ---- bookkeeping ---------------------------------------------------------------------
 int live_comms = 0, aborted = 0, destroyed = 0, destroyed_unfinalized = 0;
-int live_allocs = 0, current_device = -1;
 int split_calls = 0, group_ends = 0, last_nids = 0;
 int last_color = -2, last_key = -2;
 devmesh_fake_call last_call{"", ncclInt8, 0, -1, -1, 0};
@@ -67,9 +70,10 @@ std::string last_error;
 
 struct leak_check {
   ~leak_check() {
-    if (live_comms != 0 || live_allocs != 0) {
-      std::fprintf(stderr, "fake nccl: %d communicator(s) and %d device allocation(s) leaked\n", live_comms,
-                   live_allocs);
+    const int allocs = devmesh_fake_cuda_live_allocs(), events = devmesh_fake_cuda_live_events();
+    if (live_comms != 0 || allocs != 0 || events != 0) {
+      std::fprintf(stderr, "fake nccl: %d communicator(s), %d device allocation(s) and %d event(s) leaked\n",
+                   live_comms, allocs, events);
       std::fflush(stderr);
       _exit(3);
     }
@@ -304,20 +308,40 @@ void average(void* p, std::size_t n, ncclDataType_t t, int by) {
   }
 }
 
-// Group state: collectives run in issue order at the outermost ncclGroupEnd; sends and
-// receives are posted non-blocking first, so any pairing completes.
+// One NCCL call's part of a work (fake_streams.h): `copy` takes what it reads from its send
+// buffer (for every call of a group before any posts: a send buffer may be another call's
+// receive buffer), `post` starts its MPI operation, `finish` runs when it is complete.
+struct call_part {
+  ncclComm* comm;
+  cudaStream_t stream;
+  std::function<void(fake::work&)> copy, post;
+  std::function<void()> finish;
+};
+// Group state: the calls of the outermost group become one work at ncclGroupEnd, so that its
+// sends and receives are posted together and any pairing completes.
 int group_depth = 0;
 bool group_nonblocking = false;
-std::vector<std::function<ncclResult_t()>> queued;
-std::vector<ncclComm*> queued_comms;  // communicators used in the group
-struct p2p {
-  bool send;
-  void* buf;
-  std::size_t bytes;
-  int peer;
-  ncclComm* comm;
-};
-std::vector<p2p> queued_p2p;
+std::vector<call_part> queued;
+
+// One work of `parts` (one call, or a group's).
+std::shared_ptr<fake::work> work_of(std::vector<call_part> parts) {
+  auto w = std::make_shared<fake::work>();
+  for (const auto& p : parts) {
+    if (std::find(w->comms.begin(), w->comms.end(), p.comm) == w->comms.end()) w->comms.push_back(p.comm);
+    w->streams.push_back(p.stream);
+  }
+  auto shared = std::make_shared<std::vector<call_part>>(std::move(parts));
+  w->start = [shared](fake::work& me) {
+    for (auto& p : *shared)
+      if (p.copy) p.copy(me);
+    for (auto& p : *shared) p.post(me);
+  };
+  w->finish = [shared] {
+    for (auto& p : *shared)
+      if (p.finish) p.finish();
+  };
+  return w;
+}
 
 ncclResult_t usable(ncclComm* c, const char* call) {
   if (!c) return fail(ncclInvalidArgument, std::string(call) + ": null communicator");
@@ -336,19 +360,30 @@ ncclResult_t mpi_result(int rc, const char* call) {
   return fail(ncclSystemError, std::string(call) + ": MPI: " + std::string(text, static_cast<std::size_t>(len)));
 }
 
-// Runs `op` now or at group end; in non-blocking mode the enqueue answers ncclInProgress
-// once, as a real non-blocking communicator may.
-ncclResult_t issue(ncclComm* c, std::function<ncclResult_t()> op) {
+// Enqueues `part` on its stream (fake_streams.h), or at the outermost ncclGroupEnd inside a
+// group; in non-blocking mode the enqueue answers ncclInProgress once, as a real non-blocking
+// communicator may.
+ncclResult_t issue(fake::lock& lk, call_part part) {
+  ncclComm* c = part.comm;
   if (group_depth > 0) {
     if (!c->blocking) group_nonblocking = true;
-    queued.push_back(std::move(op));
-    queued_comms.push_back(c);
+    queued.push_back(std::move(part));
     return ncclSuccess;
   }
-  if (ncclResult_t r = op(); r != ncclSuccess) return r;
+  std::vector<call_part> one;
+  one.push_back(std::move(part));
+  fake::enqueue(lk, work_of(std::move(one)));
   if (c->blocking) return ncclSuccess;
   c->pending_polls = 1;
   return ncclInProgress;
+}
+
+// A posted MPI operation's result: an error makes the communicator report it (the call that
+// enqueued it has returned, as a kernel's failure shows later on a GPU).
+void posted(ncclComm* c, int rc, const char* call) {
+  if (rc == MPI_SUCCESS) return;
+  mpi_result(rc, call);
+  c->st = ncclComm::state::async_error;
 }
 
 ncclResult_t check_reducible(ncclDataType_t t, ncclRedOp_t o, const char* call) {
@@ -364,21 +399,45 @@ ncclResult_t check_reducible(ncclDataType_t t, ncclRedOp_t o, const char* call) 
 // =========================================================================================
 extern "C" {
 
-int devmesh_fake_nccl_live_comms(void) { return live_comms; }
-int devmesh_fake_nccl_aborted(void) { return aborted; }
-int devmesh_fake_nccl_destroyed(void) { return destroyed; }
-int devmesh_fake_nccl_destroyed_unfinalized(void) { return destroyed_unfinalized; }
-int devmesh_fake_cuda_live_allocs(void) { return live_allocs; }
-int devmesh_fake_cuda_current_device(void) { return current_device; }
+int devmesh_fake_nccl_live_comms(void) {
+  fake::lock lk(fake::mutex());
+  return live_comms;
+}
+int devmesh_fake_nccl_aborted(void) {
+  fake::lock lk(fake::mutex());
+  return aborted;
+}
+int devmesh_fake_nccl_destroyed(void) {
+  fake::lock lk(fake::mutex());
+  return destroyed;
+}
+int devmesh_fake_nccl_destroyed_unfinalized(void) {
+  fake::lock lk(fake::mutex());
+  return destroyed_unfinalized;
+}
 void devmesh_fake_nccl_last_split(int* color, int* key) {
+  fake::lock lk(fake::mutex());
   *color = last_color;
   *key = last_key;
 }
-int devmesh_fake_nccl_split_calls(void) { return split_calls; }
-int devmesh_fake_nccl_group_ends(void) { return group_ends; }
-int devmesh_fake_nccl_last_init_nids(void) { return last_nids; }
-devmesh_fake_call devmesh_fake_nccl_last_call(void) { return last_call; }
+int devmesh_fake_nccl_split_calls(void) {
+  fake::lock lk(fake::mutex());
+  return split_calls;
+}
+int devmesh_fake_nccl_group_ends(void) {
+  fake::lock lk(fake::mutex());
+  return group_ends;
+}
+int devmesh_fake_nccl_last_init_nids(void) {
+  fake::lock lk(fake::mutex());
+  return last_nids;
+}
+devmesh_fake_call devmesh_fake_nccl_last_call(void) {
+  fake::lock lk(fake::mutex());
+  return last_call;
+}
 int devmesh_fake_nccl_comm_info(ncclComm_t comm, devmesh_fake_comm_info* info) {
+  fake::lock lk(fake::mutex());
   if (!comm) return 0;
   *info = comm->info;
   return 1;
@@ -406,9 +465,13 @@ const char* ncclGetErrorString(ncclResult_t r) {
   }
 }
 
-const char* ncclGetLastError(ncclComm_t) { return last_error.c_str(); }
+const char* ncclGetLastError(ncclComm_t) {
+  fake::lock lk(fake::mutex());
+  return last_error.c_str();
+}
 
 ncclResult_t ncclGetUniqueId(ncclUniqueId* id) {
+  fake::lock lk(fake::mutex());
   std::memset(id, 0, sizeof *id);
   static int counter = 0;
   std::string s;
@@ -421,17 +484,20 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId* id) {
 }
 
 ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t* config) {
+  fake::lock lk(fake::mutex());
   last_nids = 0;
   return init(comm, nranks, &id, sizeof id, rank, config, "ncclCommInitRankConfig");
 }
 
 ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank) {
+  fake::lock lk(fake::mutex());
   last_nids = 0;
   return init(comm, nranks, &id, sizeof id, rank, nullptr, "ncclCommInitRank");
 }
 
 ncclResult_t ncclCommInitRankScalable(ncclComm_t* comm, int nranks, int rank, int nId, ncclUniqueId* ids,
                                       ncclConfig_t* config) {
+  fake::lock lk(fake::mutex());
   last_nids = nId;
   if (nId < 1 || !ids) return fail(ncclInvalidArgument, "ncclCommInitRankScalable: no ids");
   return init(comm, nranks, ids, sizeof(ncclUniqueId) * static_cast<std::size_t>(nId), rank, config,
@@ -439,6 +505,7 @@ ncclResult_t ncclCommInitRankScalable(ncclComm_t* comm, int nranks, int rank, in
 }
 
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm, ncclConfig_t* config) {
+  fake::lock lk(fake::mutex());
   const int index = split_calls++;
   last_color = color;
   last_key = key;
@@ -447,6 +514,9 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newc
   if (ncclResult_t r = usable(comm, "ncclCommSplit"); r != ncclSuccess) return r;
   if (ncclResult_t r = check_config(config); r != ncclSuccess) return r;
   if (color < 0 && color != NCCL_SPLIT_NOCOLOR) return fail(ncclInvalidArgument, "ncclCommSplit: negative color");
+  // The split is a blocking MPI call on the parent's mirror: the parent's operations enqueued
+  // before it are posted first, in the same order on every rank.
+  fake::wait_until(lk, [comm] { return !fake::has_unstarted(comm); });
   const fault mine = local_fault(true, index);
   const int code = agree_fault(comm->mpi, mine);
   MPI_Comm mpi;
@@ -468,9 +538,11 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newc
 }
 
 ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* async) {
+  fake::lock lk(fake::mutex());
   if (!comm) return fail(ncclInvalidArgument, "ncclCommGetAsyncError: null communicator");
-  if (comm->pending_polls > 0) {
-    --comm->pending_polls;
+  fake::progress();
+  if (comm->pending_polls > 0 || (comm->finalized && fake::has_pending(comm))) {  // finalize flushes its work
+    if (comm->pending_polls > 0) --comm->pending_polls;
     *async = ncclInProgress;
     return ncclSuccess;
   }
@@ -484,272 +556,224 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* async) {
 }
 
 ncclResult_t ncclCommFinalize(ncclComm_t comm) {
+  fake::lock lk(fake::mutex());
   if (ncclResult_t r = usable(comm, "ncclCommFinalize"); r != ncclSuccess) return r;
   comm->finalized = true;
-  if (comm->blocking) return ncclSuccess;
+  if (comm->blocking) {  // flushes the communicator's work
+    fake::wait_until(lk, [comm] { return !fake::has_pending(comm); });
+    return ncclSuccess;
+  }
   comm->pending_polls = 1;
   return ncclInProgress;
 }
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+  fake::lock lk(fake::mutex());
   if (!comm) return fail(ncclInvalidArgument, "ncclCommDestroy: null communicator");
   if (!comm->finalized) ++destroyed_unfinalized;
   ++destroyed;
+  fake::abandon(comm);
   free_comm(comm);
   return ncclSuccess;
 }
 
+// Ends the communicator's pending work (fake_streams.h: abandoned, its MPI requests parked)
+// and frees it; a thread waiting for that work (cudaStreamSynchronize) returns.
 ncclResult_t ncclCommAbort(ncclComm_t comm) {
   if (!comm) return ncclSuccess;
+  fake::lock lk(fake::mutex());
   ++aborted;
+  fake::abandon(comm);
   free_comm(comm);
   return ncclSuccess;
 }
 
 ncclResult_t ncclCommCount(const ncclComm_t comm, int* count) {
+  fake::lock lk(fake::mutex());
   if (!comm) return fail(ncclInvalidArgument, "ncclCommCount: null communicator");
   *count = comm->size;
   return ncclSuccess;
 }
 
 ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
+  fake::lock lk(fake::mutex());
   if (!comm) return fail(ncclInvalidArgument, "ncclCommUserRank: null communicator");
   *rank = comm->rank;
   return ncclSuccess;
 }
 
 ncclResult_t ncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t t, ncclRedOp_t op,
-                           ncclComm_t comm, cudaStream_t) {
+                           ncclComm_t comm, cudaStream_t st) {
+  fake::lock lk(fake::mutex());
   if (ncclResult_t r = usable(comm, "ncclAllReduce"); r != ncclSuccess) return r;
   if (ncclResult_t r = check_reducible(t, op, "ncclAllReduce"); r != ncclSuccess) return r;
   record("ncclAllReduce", t, count, op, -1);
-  return issue(comm, [=] {
+  call_part p{comm, st, {}, {}, {}};
+  p.post = [=](fake::work& w) {
+    MPI_Request q = MPI_REQUEST_NULL;
     const void* in = send == recv ? MPI_IN_PLACE : send;
-    if (ncclResult_t r = mpi_result(MPI_Allreduce(in, recv, static_cast<int>(count), mpi_type(t), mpi_op(op), comm->mpi),
-                                    "ncclAllReduce");
-        r != ncclSuccess)
-      return r;
-    if (op == ncclAvg) average(recv, count, t, comm->size);
-    return ncclSuccess;
-  });
+    const int rc = MPI_Iallreduce(in, recv, static_cast<int>(count), mpi_type(t), mpi_op(op), comm->mpi, &q);
+    if (rc == MPI_SUCCESS) w.reqs.push_back(q);
+    posted(comm, rc, "ncclAllReduce");
+  };
+  if (op == ncclAvg) p.finish = [=, n = comm->size] { average(recv, count, t, n); };
+  return issue(lk, std::move(p));
 }
 
 ncclResult_t ncclReduce(const void* send, void* recv, size_t count, ncclDataType_t t, ncclRedOp_t op, int root,
-                        ncclComm_t comm, cudaStream_t) {
+                        ncclComm_t comm, cudaStream_t st) {
+  fake::lock lk(fake::mutex());
   if (ncclResult_t r = usable(comm, "ncclReduce"); r != ncclSuccess) return r;
   if (ncclResult_t r = check_reducible(t, op, "ncclReduce"); r != ncclSuccess) return r;
   if (root < 0 || root >= comm->size) return fail(ncclInvalidArgument, "ncclReduce: root out of range");
   record("ncclReduce", t, count, op, root);
-  return issue(comm, [=] {
-    const bool am_root = comm->rank == root;
+  const bool am_root = comm->rank == root;
+  call_part p{comm, st, {}, {}, {}};
+  p.post = [=](fake::work& w) {
+    MPI_Request q = MPI_REQUEST_NULL;
     const void* in = am_root && send == recv ? MPI_IN_PLACE : send;
-    if (ncclResult_t r = mpi_result(MPI_Reduce(in, recv, static_cast<int>(count), mpi_type(t), mpi_op(op), root, comm->mpi),
-                                    "ncclReduce");
-        r != ncclSuccess)
-      return r;
-    if (op == ncclAvg && am_root) average(recv, count, t, comm->size);
-    return ncclSuccess;
-  });
+    const int rc = MPI_Ireduce(in, recv, static_cast<int>(count), mpi_type(t), mpi_op(op), root, comm->mpi, &q);
+    if (rc == MPI_SUCCESS) w.reqs.push_back(q);
+    posted(comm, rc, "ncclReduce");
+  };
+  if (op == ncclAvg && am_root) p.finish = [=, n = comm->size] { average(recv, count, t, n); };
+  return issue(lk, std::move(p));
 }
 
 ncclResult_t ncclBroadcast(const void* send, void* recv, size_t count, ncclDataType_t t, int root, ncclComm_t comm,
-                           cudaStream_t) {
+                           cudaStream_t st) {
+  fake::lock lk(fake::mutex());
   if (ncclResult_t r = usable(comm, "ncclBroadcast"); r != ncclSuccess) return r;
   if (root < 0 || root >= comm->size) return fail(ncclInvalidArgument, "ncclBroadcast: root out of range");
   if (mpi_type(t) == MPI_DATATYPE_NULL) return fail(ncclInvalidArgument, "ncclBroadcast: invalid datatype");
   record("ncclBroadcast", t, count, -1, root);
-  return issue(comm, [=] {
+  call_part p{comm, st, {}, {}, {}};
+  p.post = [=](fake::work& w) {
     if (comm->rank == root && send != recv) std::memcpy(recv, send, count * type_size(t));
-    return mpi_result(MPI_Bcast(recv, static_cast<int>(count), mpi_type(t), root, comm->mpi), "ncclBroadcast");
-  });
+    MPI_Request q = MPI_REQUEST_NULL;
+    const int rc = MPI_Ibcast(recv, static_cast<int>(count), mpi_type(t), root, comm->mpi, &q);
+    if (rc == MPI_SUCCESS) w.reqs.push_back(q);
+    posted(comm, rc, "ncclBroadcast");
+  };
+  return issue(lk, std::move(p));
+}
+
+// A copy of `bytes` of `from` kept by the work (what MPI sends from: NCCL's send buffer may
+// overlap the receive buffer), and its index in w.keep.
+std::size_t keep_copy(fake::work& w, const void* from, std::size_t bytes) {
+  w.keep.emplace_back(static_cast<const char*>(from), static_cast<const char*>(from) + bytes);
+  return w.keep.size() - 1;
 }
 
 ncclResult_t ncclAllGather(const void* send, void* recv, size_t count, ncclDataType_t t, ncclComm_t comm,
-                           cudaStream_t) {
+                           cudaStream_t st) {
+  fake::lock lk(fake::mutex());
   if (ncclResult_t r = usable(comm, "ncclAllGather"); r != ncclSuccess) return r;
   if (mpi_type(t) == MPI_DATATYPE_NULL) return fail(ncclInvalidArgument, "ncclAllGather: invalid datatype");
   record("ncclAllGather", t, count, -1, -1);
-  return issue(comm, [=] {
-    const std::size_t bytes = count * type_size(t);
-    std::vector<char> in(static_cast<const char*>(send), static_cast<const char*>(send) + bytes);
-    return mpi_result(MPI_Allgather(in.data(), static_cast<int>(count), mpi_type(t), recv, static_cast<int>(count),
-                                    mpi_type(t), comm->mpi),
-                      "ncclAllGather");
-  });
+  auto at = std::make_shared<std::size_t>(0);
+  call_part p{comm, st, {}, {}, {}};
+  p.copy = [=](fake::work& w) { *at = keep_copy(w, send, count * type_size(t)); };
+  p.post = [=](fake::work& w) {
+    MPI_Request q = MPI_REQUEST_NULL;
+    const int rc = MPI_Iallgather(w.keep[*at].data(), static_cast<int>(count), mpi_type(t), recv,
+                                  static_cast<int>(count), mpi_type(t), comm->mpi, &q);
+    if (rc == MPI_SUCCESS) w.reqs.push_back(q);
+    posted(comm, rc, "ncclAllGather");
+  };
+  return issue(lk, std::move(p));
 }
 
 ncclResult_t ncclReduceScatter(const void* send, void* recv, size_t count, ncclDataType_t t, ncclRedOp_t op,
-                               ncclComm_t comm, cudaStream_t) {
+                               ncclComm_t comm, cudaStream_t st) {
+  fake::lock lk(fake::mutex());
   if (ncclResult_t r = usable(comm, "ncclReduceScatter"); r != ncclSuccess) return r;
   if (ncclResult_t r = check_reducible(t, op, "ncclReduceScatter"); r != ncclSuccess) return r;
   record("ncclReduceScatter", t, count, op, -1);
-  return issue(comm, [=] {
-    const std::size_t bytes = count * type_size(t) * static_cast<std::size_t>(comm->size);
-    std::vector<char> in(static_cast<const char*>(send), static_cast<const char*>(send) + bytes);
-    if (ncclResult_t r = mpi_result(MPI_Reduce_scatter_block(in.data(), recv, static_cast<int>(count), mpi_type(t),
-                                                             mpi_op(op), comm->mpi),
-                                    "ncclReduceScatter");
-        r != ncclSuccess)
-      return r;
-    if (op == ncclAvg) average(recv, count, t, comm->size);
-    return ncclSuccess;
-  });
+  auto at = std::make_shared<std::size_t>(0);
+  call_part p{comm, st, {}, {}, {}};
+  p.copy = [=](fake::work& w) { *at = keep_copy(w, send, count * type_size(t) * static_cast<std::size_t>(comm->size)); };
+  p.post = [=](fake::work& w) {
+    MPI_Request q = MPI_REQUEST_NULL;
+    const int rc = MPI_Ireduce_scatter_block(w.keep[*at].data(), recv, static_cast<int>(count), mpi_type(t), mpi_op(op),
+                                             comm->mpi, &q);
+    if (rc == MPI_SUCCESS) w.reqs.push_back(q);
+    posted(comm, rc, "ncclReduceScatter");
+  };
+  if (op == ncclAvg) p.finish = [=, n = comm->size] { average(recv, count, t, n); };
+  return issue(lk, std::move(p));
 }
 
-static ncclResult_t point_to_point(bool send, void* buf, size_t count, ncclDataType_t t, int peer, ncclComm_t comm,
-                                   const char* call) {
-  if (ncclResult_t r = usable(comm, call); r != ncclSuccess) return r;
-  if (peer < 0 || peer >= comm->size) return fail(ncclInvalidArgument, std::string(call) + ": peer out of range");
-  if (mpi_type(t) == MPI_DATATYPE_NULL) return fail(ncclInvalidArgument, std::string(call) + ": invalid datatype");
-  record(call, t, count, -1, peer);
-  const bool outside = group_depth == 0;
-  if (outside) ncclGroupStart();
-  if (!comm->blocking) group_nonblocking = true;
-  queued_comms.push_back(comm);
-  queued_p2p.push_back({send, buf, count * type_size(t), peer, comm});
-  return outside ? ncclGroupEnd() : ncclSuccess;
-}
-
-ncclResult_t ncclSend(const void* send, size_t count, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t) {
-  return point_to_point(true, const_cast<void*>(send), count, t, peer, comm, "ncclSend");
-}
-
-ncclResult_t ncclRecv(void* recv, size_t count, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t) {
-  return point_to_point(false, recv, count, t, peer, comm, "ncclRecv");
-}
-
-ncclResult_t ncclGroupStart() {
+static ncclResult_t group_start_locked() {
   ++group_depth;
   return ncclSuccess;
 }
 
-ncclResult_t ncclGroupEnd() {
+static ncclResult_t group_end_locked(fake::lock& lk) {
   if (group_depth == 0) return fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
   if (--group_depth > 0) return ncclSuccess;
   ++group_ends;
-  auto ops = std::move(queued);
-  auto p2ps = std::move(queued_p2p);
-  auto comms = std::move(queued_comms);
+  std::vector<call_part> parts = std::move(queued);
   queued.clear();
-  queued_p2p.clear();
-  queued_comms.clear();
   const bool nonblocking = group_nonblocking;
   group_nonblocking = false;
-  std::vector<MPI_Request> reqs;
-  ncclResult_t result = ncclSuccess;
-  // Sends are copied first: NCCL reads send buffers during the group, and a send buffer
-  // may be another call's receive buffer.
-  std::vector<std::vector<char>> copies;
-  for (auto& p : p2ps) {
-    MPI_Request q;
-    if (p.send) {
-      copies.emplace_back(static_cast<char*>(p.buf), static_cast<char*>(p.buf) + p.bytes);
-      MPI_Isend(copies.back().data(), static_cast<int>(p.bytes), MPI_BYTE, p.peer, 7, p.comm->mpi, &q);
-    } else {
-      MPI_Irecv(p.buf, static_cast<int>(p.bytes), MPI_BYTE, p.peer, 7, p.comm->mpi, &q);
-    }
-    reqs.push_back(q);
-  }
-  for (auto& op : ops)
-    if (ncclResult_t r = op(); r != ncclSuccess && result == ncclSuccess) result = r;
-  if (!reqs.empty()) {
-    int rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS && result == ncclSuccess) result = mpi_result(rc, "ncclGroupEnd (send/recv)");
-  }
-  if (result != ncclSuccess) return result;
+  if (parts.empty()) return ncclSuccess;
+  std::vector<ncclComm*> comms;
+  for (const auto& p : parts) comms.push_back(p.comm);
+  fake::enqueue(lk, work_of(std::move(parts)));
   if (!nonblocking) return ncclSuccess;
   for (ncclComm* c : comms)
     if (!c->blocking) c->pending_polls = 1;
   return ncclInProgress;
 }
 
-// ---- CUDA runtime ------------------------------------------------------------------------
-cudaError_t cudaGetDeviceCount(int* count) {
-  const char* n = std::getenv("DEVMESH_FAKE_CUDA_DEVICES");
-  *count = n ? std::atoi(n) : 8;
-  return cudaSuccess;
-}
-
-cudaError_t cudaSetDevice(int device) {
-  int n = 0;
-  cudaGetDeviceCount(&n);
-  if (device < 0 || device >= n) return cudaErrorInvalidDevice;
-  current_device = device;
-  return cudaSuccess;
-}
-
-cudaError_t cudaGetDevice(int* device) {
-  *device = current_device < 0 ? 0 : current_device;
-  return cudaSuccess;
-}
-
-const char* cudaGetErrorString(cudaError_t e) {
-  switch (e) {
-    case cudaSuccess: return "no error";
-    case cudaErrorInvalidDevice: return "invalid device ordinal";
-    case cudaErrorMemoryAllocation: return "out of memory";
-    default: return "fake cuda error";
+static ncclResult_t point_to_point(bool send, void* buf, size_t count, ncclDataType_t t, int peer, ncclComm_t comm,
+                                   cudaStream_t st, const char* call) {
+  fake::lock lk(fake::mutex());
+  if (ncclResult_t r = usable(comm, call); r != ncclSuccess) return r;
+  if (peer < 0 || peer >= comm->size) return fail(ncclInvalidArgument, std::string(call) + ": peer out of range");
+  if (mpi_type(t) == MPI_DATATYPE_NULL) return fail(ncclInvalidArgument, std::string(call) + ": invalid datatype");
+  record(call, t, count, -1, peer);
+  const bool outside = group_depth == 0;
+  if (outside) group_start_locked();
+  if (!comm->blocking) group_nonblocking = true;
+  const std::size_t bytes = count * type_size(t);
+  call_part p{comm, st, {}, {}, {}};
+  if (send) {
+    auto at = std::make_shared<std::size_t>(0);
+    p.copy = [=](fake::work& w) { *at = keep_copy(w, buf, bytes); };
+    p.post = [=](fake::work& w) {
+      MPI_Request q = MPI_REQUEST_NULL;
+      const int rc = MPI_Isend(w.keep[*at].data(), static_cast<int>(bytes), MPI_BYTE, peer, 7, comm->mpi, &q);
+      if (rc == MPI_SUCCESS) w.reqs.push_back(q);
+      posted(comm, rc, "ncclSend");
+    };
+  } else {
+    p.post = [=](fake::work& w) {
+      MPI_Request q = MPI_REQUEST_NULL;
+      const int rc = MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, peer, 7, comm->mpi, &q);
+      if (rc == MPI_SUCCESS) w.reqs.push_back(q);
+      posted(comm, rc, "ncclRecv");
+    };
   }
+  queued.push_back(std::move(p));
+  return outside ? group_end_locked(lk) : ncclSuccess;
 }
 
-const char* cudaGetErrorName(cudaError_t e) {
-  switch (e) {
-    case cudaSuccess: return "cudaSuccess";
-    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
-    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
-    default: return "cudaErrorUnknown";
-  }
+ncclResult_t ncclSend(const void* send, size_t count, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t st) {
+  return point_to_point(true, const_cast<void*>(send), count, t, peer, comm, st, "ncclSend");
 }
 
-cudaError_t cudaMalloc(void** p, size_t n) {
-  *p = std::malloc(n ? n : 1);
-  if (!*p) return cudaErrorMemoryAllocation;
-  ++live_allocs;
-  return cudaSuccess;
+ncclResult_t ncclRecv(void* recv, size_t count, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t st) {
+  return point_to_point(false, recv, count, t, peer, comm, st, "ncclRecv");
 }
 
-cudaError_t cudaFree(void* p) {
-  if (p) {
-    std::free(p);
-    --live_allocs;
-  }
-  return cudaSuccess;
+ncclResult_t ncclGroupStart() {
+  fake::lock lk(fake::mutex());
+  return group_start_locked();
 }
 
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, cudaMemcpyKind) {
-  std::memmove(dst, src, n);
-  return cudaSuccess;
-}
-
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind, cudaStream_t) {
-  std::memmove(dst, src, n);
-  return cudaSuccess;
-}
-
-cudaError_t cudaMemset(void* p, int v, size_t n) {
-  std::memset(p, v, n);
-  return cudaSuccess;
-}
-
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-
-cudaError_t cudaStreamCreate(cudaStream_t* s) {
-  static int dummy[16];
-  static int next = 0;
-  *s = reinterpret_cast<cudaStream_t>(&dummy[1 + (next++ % 15)]);
-  return cudaSuccess;
-}
-
-cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
-
-// ---- module registration that nvcc emits into every .cu host object ------------------------
-// (No kernels run under the double; the registration only has to succeed.)
-extern "C" {
-void** __cudaRegisterFatBinary(void*) {
-  static void* handle = nullptr;
-  return &handle;
-}
-void __cudaRegisterFatBinaryEnd(void**) {}
-void __cudaUnregisterFatBinary(void**) {}
-char __cudaInitModule(void**) { return 1; }
+ncclResult_t ncclGroupEnd() {
+  fake::lock lk(fake::mutex());
+  return group_end_locked(lk);
 }
