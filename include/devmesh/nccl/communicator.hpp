@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include <cuda_runtime_api.h>
@@ -28,6 +29,7 @@
 #include "options.hpp"
 #include "split.hpp"
 #include "types.hpp"
+#include "watch.hpp"
 
 namespace devmesh::nccl {
 
@@ -77,6 +79,29 @@ class communicator {
 
   /// ncclCommAbort: ends pending work and frees the communicator; never throws.
   void abort() noexcept { h_.abort(); }
+  /// abort(), and every later call's comm_error says `why` (the watchdog's reason).
+  void abort(const std::string& why) noexcept { h_.abort(why.c_str()); }
+
+  // ---- the watchdog (runtime/stream_watchdog.hpp) ---------------------------------------
+  /// Collectives run on streams: the watchdog watches each through an event recorded after it
+  /// (the last argument of every typed collective, a watch*).
+  static constexpr bool stream_watchable = true;
+  using watch_type = watch;
+  using event_type = cudaEvent_t;
+  /// 1 when the work before e is done, 0 while it is not, -1 when CUDA reports an error.
+  static int query_event(cudaEvent_t e) noexcept {
+    const cudaError_t r = cudaEventQuery(e);
+    return r == cudaSuccess ? 1 : r == cudaErrorNotReady ? 0 : -1;
+  }
+  static void destroy_event(cudaEvent_t e) noexcept {
+    if (e) cudaEventDestroy(e);
+  }
+  /// The watchdog's roll call over the host channel, from the watchdog's thread: why it cannot
+  /// be held here ("" when it can), a note of two words to rank `to`, the next note received
+  /// (false: none). Never blocks.
+  std::string roll_call_unavailable() const { return detail::notes_unavailable(h_); }
+  bool post_note(int to, const std::uint64_t (&words)[2]) const noexcept { return detail::post_note(h_, to, words); }
+  bool take_note(int& from, std::uint64_t (&words)[2]) const noexcept { return detail::take_note(h_, from, words); }
 
   /// ncclCommSplit, collective over this communicator. color >= 0 or dm::no_color
   /// (NCCL_SPLIT_NOCOLOR: the result is invalid); key orders ranks in the new communicator.
@@ -120,42 +145,43 @@ class communicator {
   /// ncclAllReduce of count elements, enqueued on s. Partially overlapping send and recv
   /// (identical ones are in place) reduce from a copy.
   template <class T>
-  void all_reduce(const T* send, T* recv, std::size_t count, op o, stream_type s) const {
-    detail::all_reduce(h_, send, recv, count, o, s);
+  void all_reduce(const T* send, T* recv, std::size_t count, op o, stream_type s, watch* w = nullptr) const {
+    detail::all_reduce(h_, send, recv, count, o, s, w);
   }
   /// ncclReduce of count elements onto rank root, enqueued on s.
   template <class T>
-  void reduce(const T* send, T* recv, std::size_t count, op o, int root, stream_type s) const {
-    detail::reduce(h_, send, recv, count, o, root, s);
+  void reduce(const T* send, T* recv, std::size_t count, op o, int root, stream_type s, watch* w = nullptr) const {
+    detail::reduce(h_, send, recv, count, o, root, s, w);
   }
   /// ncclBroadcast of count elements from rank root, in place, enqueued on s.
   template <class T>
-  void broadcast(T* buf, std::size_t count, int root, stream_type s) const {
-    detail::broadcast(h_, buf, count, root, s);
+  void broadcast(T* buf, std::size_t count, int root, stream_type s, watch* w = nullptr) const {
+    detail::broadcast(h_, buf, count, root, s, w);
   }
   /// ncclAllGather: send_count elements from each rank into recv, in rank order, on s.
   template <class T>
-  void all_gather(const T* send, T* recv, std::size_t send_count, stream_type s) const {
-    detail::all_gather(h_, send, recv, send_count, s);
+  void all_gather(const T* send, T* recv, std::size_t send_count, stream_type s, watch* w = nullptr) const {
+    detail::all_gather(h_, send, recv, send_count, s, w);
   }
   /// ncclReduceScatter: block rank() of the reduction, recv_count elements, on s.
   template <class T>
-  void reduce_scatter(const T* send, T* recv, std::size_t recv_count, op o, stream_type s) const {
-    detail::reduce_scatter(h_, send, recv, recv_count, o, s);
+  void reduce_scatter(const T* send, T* recv, std::size_t recv_count, op o, stream_type s, watch* w = nullptr) const {
+    detail::reduce_scatter(h_, send, recv, recv_count, o, s, w);
   }
   /// count_per_rank elements to and from every rank, as one group of ncclSend/ncclRecv.
   /// Overlapping send and recv (in place) go through a temporary device copy of send.
   template <class T>
-  void all_to_all(const T* send, T* recv, std::size_t count_per_rank, stream_type s) const {
-    detail::all_to_all(h_, send, recv, count_per_rank, s);
+  void all_to_all(const T* send, T* recv, std::size_t count_per_rank, stream_type s, watch* w = nullptr) const {
+    detail::all_to_all(h_, send, recv, count_per_rank, s, w);
   }
-  /// A host barrier: a one-element all-reduce, then the stream is synchronized.
-  void barrier(stream_type s) const { detail::barrier(h_, s); }
+  /// A host barrier: a one-element all-reduce, then the stream is synchronized (under the
+  /// watchdog, w: by the runtime, watched).
+  void barrier(stream_type s, watch* w = nullptr) const { detail::barrier(h_, s, w); }
   /// Sends to `dest` and receives from `source` (either may be -1: none), as one group.
   template <class T>
   void sendrecv(const T* send, std::size_t send_count, int dest, T* recv, std::size_t recv_count, int source,
-                stream_type s) const {
-    detail::sendrecv(h_, send, send_count, dest, recv, recv_count, source, s);
+                stream_type s, watch* w = nullptr) const {
+    detail::sendrecv(h_, send, send_count, dest, recv, recv_count, source, s, w);
   }
 
  private:

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -49,6 +50,23 @@ inline void all_reduce_max(const comm_handle& h, std::uint64_t* words, std::size
   const std::size_t bytes = n * sizeof(std::uint64_t);
   through_device(s, "ncclAllReduce (all_reduce_max)", bytes, 0, words, bytes, words, bytes,
                  [&](unsigned char* b) { return ncclAllReduce(b, b, n, ncclUint64, ncclMax, s.comm, nullptr); });
+}
+
+/// The watchdog's roll call over h's host channel (host_channel.hpp): why it cannot be held
+/// ("" when it can), a note to rank `to`, the next note received.
+inline std::string notes_unavailable(const comm_handle& h) {
+  const host_channel* ch = h.channel();
+  if (!ch) return "the communicator has no host channel (world_from_env)";
+  const char* why = ch->notes_unavailable();
+  return why ? why : "";
+}
+inline bool post_note(const comm_handle& h, int to, const std::uint64_t (&words)[2]) noexcept {
+  const host_channel* ch = h.channel();
+  return ch && ch->post_note(to, words);
+}
+inline bool take_note(const comm_handle& h, int& from, std::uint64_t (&words)[2]) noexcept {
+  const host_channel* ch = h.channel();
+  return ch && ch->take_note(from, words);
 }
 
 /// A borrowed alias of h's ncclComm_t (a new NCCL communicator would cost GPU memory) with a

@@ -11,6 +11,7 @@
 #include "../core/diagnostics.hpp"
 #include "enqueue.hpp"
 #include "error.hpp"
+#include "watch.hpp"
 
 namespace devmesh::nccl::detail {
 
@@ -44,9 +45,18 @@ struct send_copy {
                "cudaMemcpyAsync (overlapping buffers)");
     send = static_cast<const T*>(buf.ptr);
   }
-  /// Waits for the kernels that read the copy, if there is one.
-  void settle(cudaStream_t st) const {
-    if (buf.ptr) check_cuda(cudaStreamSynchronize(st), "cudaStreamSynchronize (overlapping buffers)");
+  /// Waits for the kernels that read the copy, if there is one; under the watchdog (w, with
+  /// its event recorded) the copy is left to it instead, freed once the work is done: the
+  /// call returns without waiting, and a peer that never comes is the watchdog's to end.
+  void settle(cudaStream_t st, watch* w = nullptr) {
+    if (!buf.ptr) return;
+    if (w && !w->unwatched) {
+      auto kept = std::make_shared<device_buffer>(0);
+      std::swap(kept->ptr, buf.ptr);
+      w->keep = std::move(kept);
+      return;
+    }
+    check_cuda(cudaStreamSynchronize(st), "cudaStreamSynchronize (overlapping buffers)");
   }
 
  private:

@@ -30,6 +30,7 @@ struct comm_state {
   options opts;
   bool owned = true;
   bool aborted = false;
+  std::string why;  // why it was aborted, for every later call's message ("" : abort())
   void* scratch = nullptr;  // one device int for barrier(), allocated on first use
   std::shared_ptr<const host_channel> channel;
 
@@ -39,10 +40,17 @@ struct comm_state {
     return name + " (rank " + std::to_string(rank) + " of " + std::to_string(size) + ")";
   }
 
-  /// ncclCommAbort if owned; the state is invalid afterwards, and says it was aborted.
-  void abort() noexcept {
+  /// ncclCommAbort if owned; the state is invalid afterwards, and says it was aborted (and
+  /// `reason`, when given: the text of every later call's comm_error).
+  void abort(const char* reason = nullptr) noexcept {
     if (comm && owned) ncclCommAbort(comm);
-    if (comm) aborted = true;
+    if (comm) {
+      aborted = true;
+      if (reason) try {
+          why = reason;
+        } catch (...) {
+        }
+    }
     comm = nullptr;
   }
 
@@ -113,8 +121,10 @@ class comm_handle {
     return st_ ? st_->opts : none;
   }
   bool has_host_channel() const noexcept { return st_ && st_->channel; }
-  void abort() noexcept {
-    if (st_) st_->abort();
+  /// The host channel, also after an abort (the watchdog's roll call); nullptr: none.
+  const host_channel* channel() const noexcept { return st_ ? st_->channel.get() : nullptr; }
+  void abort(const char* reason = nullptr) noexcept {
+    if (st_) st_->abort(reason);
   }
 
   /// Every call starts here and gets the state: one test inline, the message out of line.
@@ -129,8 +139,8 @@ class comm_handle {
  private:
   [[noreturn, gnu::cold, gnu::noinline]] void invalid_error(const char* call) const {
     throw comm_error(std::string("devmesh: ") + call + " on an invalid nccl::communicator (" +
-                     (!st_ ? "empty: default-constructed, moved-from, or a split with dm::no_color"
-                           : "aborted: abort() or an earlier failure") +
+                     (!st_ ? std::string("empty: default-constructed, moved-from, or a split with dm::no_color")
+                           : "aborted: " + (st_->why.empty() ? std::string("abort() or an earlier failure") : st_->why)) +
                      ")");
   }
 

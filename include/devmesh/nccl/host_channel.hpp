@@ -36,6 +36,13 @@ class host_channel {
   virtual std::shared_ptr<const host_channel> split(int color, int key) const = 0;
   /// A private copy of this channel (bounded): each mesh's control steps get their own.
   virtual std::shared_ptr<const host_channel> duplicate(const deadline& d) const = 0;
+  /// The watchdog's roll call (runtime/stream_watchdog.hpp), from the watchdog's thread while
+  /// the program's threads use the channel: why notes cannot be sent here (nullptr: they can),
+  /// a note of two words to rank `to` (fire and forget), the next note received (false: none).
+  /// Never block. A channel without notes says so.
+  virtual const char* notes_unavailable() const noexcept { return "the host channel holds no roll call"; }
+  virtual bool post_note(int, const std::uint64_t (&)[2]) const noexcept { return false; }
+  virtual bool take_note(int&, std::uint64_t (&)[2]) const noexcept { return false; }
 };
 
 /// Outcome of one rank's part of a collective NCCL operation.

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <concepts>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ namespace detail {
 /// returned, control steps bounded, nothing freed after MPI_Finalize).
 class mpi_channel final : public host_channel {
  public:
+  static constexpr int note_tag = 0x6477;  // "dw": the NCCL watchdog's roll call
   explicit mpi_channel(MPI_Comm parent) : comm_(devmesh::mpi::communicator::borrow(parent).duplicate()) {}
   explicit mpi_channel(devmesh::mpi::communicator c) : comm_(std::move(c)) {}
   int rank() const override { return comm_.rank(); }
@@ -46,6 +48,43 @@ class mpi_channel final : public host_channel {
   }
   void broadcast_bytes(void* buf, std::size_t n, int root) const {
     comm_.broadcast(static_cast<unsigned char*>(buf), n, root);
+  }
+  /// The roll call's notes: point-to-point with a tag of devmesh's own (no collective matches
+  /// it), from the watchdog's thread: MPI_THREAD_MULTIPLE is needed.
+  const char* notes_unavailable() const noexcept override {
+    if (devmesh::mpi::detail::mpi_unusable()) return "MPI is not initialized or already finalized";
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    if (level < MPI_THREAD_MULTIPLE)
+      return "the host channel's MPI does not provide MPI_THREAD_MULTIPLE, which the watchdog's thread needs to use it";
+    return nullptr;
+  }
+  bool post_note(int to, const std::uint64_t (&words)[2]) const noexcept override {
+    if (notes_unavailable()) return false;
+    try {
+      // Fire and forget: the note outlives the send (kept, two words a note; notes are rare).
+      static std::mutex m;
+      static std::vector<std::unique_ptr<std::uint64_t[]>> kept;
+      std::lock_guard lock(m);
+      kept.push_back(std::make_unique<std::uint64_t[]>(2));
+      kept.back()[0] = words[0], kept.back()[1] = words[1];
+      MPI_Request req = MPI_REQUEST_NULL;
+      if (MPI_Isend(kept.back().get(), 2, MPI_UINT64_T, to, note_tag, comm_.native(), &req) != MPI_SUCCESS) return false;
+      MPI_Request_free(&req);
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
+  bool take_note(int& from, std::uint64_t (&words)[2]) const noexcept override {
+    if (notes_unavailable()) return false;
+    int flag = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, note_tag, comm_.native(), &flag, &st) != MPI_SUCCESS || !flag) return false;
+    if (MPI_Recv(words, 2, MPI_UINT64_T, st.MPI_SOURCE, note_tag, comm_.native(), MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return false;
+    from = st.MPI_SOURCE;
+    return true;
   }
 
  private:

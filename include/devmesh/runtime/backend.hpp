@@ -91,6 +91,25 @@ concept watchable = requires {
   requires C::watchable;
 };
 
+/// A backend whose collectives run on streams, watched through events (the NCCL backend;
+/// runtime/stream_watchdog.hpp): `static constexpr bool stream_watchable = true;`, a
+/// `watch_type` (its event_type `event` in and out, `wait`, `unwatched`, `keep`: nccl/watch.hpp)
+/// whose address every typed collective takes as one more, last argument (nullptr: as
+/// without it), `static int query_event(event_type)` (1 done, 0 not yet, -1 failed), `static
+/// void destroy_event(event_type)`, `void abort(const std::string& why)`, and the roll call's
+/// `roll_call_unavailable()`, `post_note(to, words)` and `take_note(from, words)` (two words).
+template <class C>
+concept stream_watchable = requires(const C& c, int to, int& from, const std::uint64_t (&in)[2],
+                                    std::uint64_t (&out)[2], typename C::watch_type& w) {
+  requires C::stream_watchable;
+  { w.event } -> std::convertible_to<typename C::event_type>;
+  { C::query_event(w.event) } -> std::same_as<int>;
+  C::destroy_event(w.event);
+  { c.roll_call_unavailable() } -> std::convertible_to<std::string>;
+  { c.post_note(to, in) } -> std::same_as<bool>;
+  { c.take_note(from, out) } -> std::same_as<bool>;
+};
+
 /// Optional members device_mesh uses when a backend has them (the MPI backend has both):
 ///
 ///   C split_group(std::span<const int> ranks, const options_type&) const;

@@ -47,7 +47,7 @@ void start_recording(mesh_state<C>& st, const device_mesh_options<C>& o) {
   static std::atomic<int> roots{0};
   st.index = roots.fetch_add(1, std::memory_order_relaxed);
   st.watchdog = o.resolved_watchdog();
-  if constexpr (!watchable<C>)
+  if constexpr (!watchable<C> && !stream_watchable<C>)
     if (st.watchdog.count() > 0)
       throw mesh_error(std::string("devmesh: options.watchdog / DEVMESH_WATCHDOG: the ") + C::backend_name() +
                        " backend has no watchdog yet (docs/reliability.md); unset it");

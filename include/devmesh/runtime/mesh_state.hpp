@@ -4,6 +4,8 @@
 #pragma once
 #include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <type_traits>
 #include <optional>
 #include <span>
 #include <string>
@@ -19,6 +21,7 @@
 #include "layout_view.hpp"
 #include "options.hpp"
 #include "rank_placement.hpp"
+#include "stream_watchdog.hpp"
 
 namespace devmesh::detail {
 
@@ -40,6 +43,10 @@ struct mesh_state : rank_placement {
   flight_recorder recorder;               // the last calls of this root's meshes
   channel steps{"mesh", {}, 0};           // devmesh's own collective steps (flatten, ...)
   int index = 0;                          // this process's n-th root (flight record files)
+  std::mutex aborting;                    // one abort at a time (abort() and the watchdog's thread)
+  // The watchdog's thread of a stream backend (NCCL), started at the first watched call.
+  // Declared last: destroyed (its thread joined) before everything it uses.
+  [[no_unique_address]] std::conditional_t<stream_watchable<Comm>, stream_watchdog<Comm>, no_stream_watchdog> streams;
 
   mesh_state() = default;
   mesh_state(const mesh_state&) = delete;
@@ -58,6 +65,8 @@ struct mesh_state : rank_placement {
   /// Aborts every communicator devmesh made for this root (dims, lazy parent, control); a
   /// backend that can say why (MPI: the text of every later call's comm_error) is told `why`.
   void abort(const std::string& why = "it was aborted (abort())") noexcept {
+    std::lock_guard one(aborting);
+    if constexpr (stream_watchable<Comm>) streams.stop_watching();  // its calls end here, not complete
     const auto stop = [&](Comm& c) {
       if constexpr (requires { c.abort(why); }) c.abort(why);
       else if constexpr (requires { c.abort(); }) c.abort();

@@ -17,21 +17,9 @@
 #include "deadline.hpp"
 #include "flight_recorder.hpp"
 #include "mesh_state.hpp"
+#include "stream_watchdog.hpp"
 
 namespace devmesh::detail {
-
-/// Who was not in a call the watchdog ended, in world ranks, from the backend's roll call.
-inline std::string absent_phrase(const channel& e, const watchdog_timeout& x) {
-  std::vector<int> absent;
-  for (int r : x.absent)
-    absent.push_back(r >= 0 && static_cast<std::size_t>(r) < e.world_ranks.size()
-                         ? e.world_ranks[static_cast<std::size_t>(r)] : r);
-  if (absent.empty())
-    return "its group is world " + ranks_phrase(e.world_ranks) +
-           ", and every rank of it answered the roll call: the call itself did not complete";
-  return "world " + ranks_phrase(absent) + " of its group (world " + ranks_phrase(e.world_ranks) + ") never arrived: " +
-         (absent.size() == 1 ? "it" : "they") + " skipped the call, wait elsewhere or died (no answer to the roll call)";
-}
 
 /// The watchdog fired on e's call: the root's communicators are aborted, the flight record is
 /// written (DEVMESH_FLIGHT_RECORD), and this rank throws comm_error (every rank of the group
@@ -46,7 +34,7 @@ template <communicator Comm>
                           " on this dim, did not complete within " + watch.until.describe() +
                           " (the watchdog: options.watchdog, DEVMESH_WATCHDOG)";
   st.abort("the watchdog aborted the mesh: " + why);
-  throw comm_error("devmesh: " + why + "; " + absent_phrase(e, x) +
+  throw comm_error("devmesh: " + why + "; " + absent_phrase(e, x.absent) +
                    "; this mesh's communicators are aborted (every later call throws)" + st.dump_record());
 }
 
@@ -73,12 +61,38 @@ void watched_call_on(mesh_state<Comm>& st, const comm_entry<Comm>& e, std::strin
   }
 }
 
+/// The watchdog's path on a stream backend (NCCL: stream_watchdog.hpp): under the issue lock,
+/// `issue(&w)` enqueues the call and records an event after it, which the watchdog's thread
+/// then polls; a call that must wait for its work (barrier) waits here, watched.
+template <communicator Comm, class Where, class Issue>
+void stream_watched_call(mesh_state<Comm>& st, const comm_entry<Comm>& e, std::string_view what,
+                         std::string_view type, std::size_t count, const Where& where, const Issue& issue) {
+  auto& wd = st.streams;
+  auto issuing = wd.enter(st, what, where);
+  const auto recorded = st.recorder.start(e, what, type, count);
+  typename Comm::watch_type w{};
+  w.event = wd.take_event();
+  try {
+    issue(&w);
+  } catch (...) {
+    recorded.finish(call_state::failed);
+    if (w.event) Comm::destroy_event(w.event);
+    throw;
+  }
+  const std::uint64_t id = wd.add(e, what, recorded, w, st.watchdog, where);
+  issuing.unlock();
+  if (w.wait && id) wd.wait(id, what, where);
+}
+
 /// Makes a collective on e's communicator: `issue()`, or under the watchdog (`watch`)
-/// `issue(&bound)`, recorded as call number e.calls on e's dim (`type`: its element type,
+/// `issue(&bound)` (a stream backend: `issue(&w)`, stream_watched_call), recorded as call number e.calls on e's dim (`type`: its element type,
 /// empty for none). `where()` names the dim for messages (only called on failure).
 template <communicator Comm, class Where, class Issue>
 void tracked_call(mesh_state<Comm>& st, bool watch, const comm_entry<Comm>& e, std::string_view what,
                   std::string_view type, std::size_t count, const Where& where, const Issue& issue) {
+  if constexpr (stream_watchable<Comm>)
+    if (watch) [[unlikely]]
+      return stream_watched_call(st, e, what, type, count, where, issue);
   const auto recorded = st.recorder.start(e, what, type, count);
   if (watch) [[unlikely]]
     return watched_call_on(st, e, what, recorded, where, issue);
