@@ -9,10 +9,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -416,6 +418,82 @@ void mesh_checks(report& rep, const nccl_comm& world, cudaStream_t s) {
   }
 }
 
+// ---- the watchdog (options.watchdog: an event after each call, polled by the root's thread) ------
+using watched_options = dm::device_mesh_options<nccl_comm>;
+
+/// The entries of mesh's flight record once none is `enqueued` (the watchdog's thread saw
+/// every event), at most `bound_s`; "" or what is wrong.
+template <class Mesh>
+std::string record_settles(const Mesh& mesh, double bound_s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    int open = 0, bad = 0, done = 0;
+    for (const auto& e : mesh.flight_record().entries) {
+      if (e.on->name == "mesh") continue;
+      if (e.state == dm::call_state::enqueued) ++open;
+      else if (e.state == dm::call_state::completed && e.end_ns >= e.start_ns) ++done;
+      else ++bad;
+    }
+    if (bad) return std::to_string(bad) + " entries neither enqueued nor completed (with an end time)";
+    if (!open) return done ? std::string() : std::string("no entries recorded");
+    if (seconds_since(t0) > bound_s) return std::to_string(open) + " entries still enqueued after " + fmt_seconds(bound_s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+/// Seconds per all_reduce (float x 1) on mesh, enqueued `k` times then waited for; the median
+/// of `rounds`.
+template <class Mesh>
+double per_call(const Mesh& mesh, dbuf<float>& b, cudaStream_t s, int k, int rounds) {
+  std::vector<double> t;
+  for (int r = 0; r < rounds; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < k; ++i) mesh.template all_reduce<"world">(std::span<float>(b.data(), 1), dm::op::sum, s);
+    std::string err;
+    if (!wait_stream(s, stream_bound_s, err)) throw std::runtime_error(err);
+    t.push_back(seconds_since(t0) / k);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void watchdog_checks(report& rep, const nccl_comm& world, cudaStream_t s) {
+  const int n = world.size();
+  watched_options o;
+  o.watchdog = std::chrono::seconds(60);
+  rep.run("watchdog (options.watchdog = 60 s): every collective's values right, every flight record entry reaches "
+          "completed",
+          [&]() -> result {
+            auto mesh = dm::init_device_mesh(world, world_mesh(n), o);
+            result r = combine({check_dim_type<"world", float>(mesh, s), check_dim_type<"world", std::int32_t>(mesh, s)});
+            if (!r.ok) return r;
+            if (const std::string why = record_settles(mesh, 60); !why.empty()) return {false, why};
+            return {true, r.detail + "; " + std::to_string(mesh.flight_record().entries.size()) + " entries completed"};
+          });
+  rep.run("watchdog cost: all_reduce (float x 1) per call, watchdog on vs off (PASS: on <= 1.5 x off + 20 us)",
+          [&]() -> result {
+            auto off = dm::init_device_mesh(world, world_mesh(n));
+            auto on = dm::init_device_mesh(world, world_mesh(n), o);
+            dbuf<float> b(1);
+            b.write({1.f}, s);
+            (void)per_call(off, b, s, 50, 1);  // warm-up (and the watchdog's thread starts)
+            (void)per_call(on, b, s, 50, 1);
+            double t_off = 1e9, t_on = 1e9;
+            for (int i = 0; i < 3; ++i) {  // alternating
+              t_off = std::min(t_off, per_call(off, b, s, 200, 3));
+              t_on = std::min(t_on, per_call(on, b, s, 200, 3));
+            }
+            char text[160];
+            std::snprintf(text, sizeof text, "off %.2f us, on %.2f us per call (%.2fx)", t_off * 1e6, t_on * 1e6,
+                          t_on / t_off);
+#if defined(GPU_CHECK_DOUBLE)
+            return {true, std::string(text) + " (over the double: not judged)"};
+#else
+            return {t_on <= 1.5 * t_off + 20e-6, text};
+#endif
+          });
+}
+
 // ---- the world and its variants -------------------------------------------------------------
 result check_world_basics(const nccl_comm& w, bool expect_channel) {
   mismatches bad;
@@ -581,6 +659,7 @@ void nccl_checks(report& rep, const options& opt) {
   });
 
   mesh_checks(rep, world, s);
+  watchdog_checks(rep, world, s);
 
   {
     // Check mode and deadline, switched on only through the environment, before the mesh.
