@@ -93,6 +93,7 @@ class communicator {
     const cudaError_t r = cudaEventQuery(e);
     return r == cudaSuccess ? 1 : r == cudaErrorNotReady ? 0 : -1;
   }
+  /// cudaEventDestroy (null: nothing).
   static void destroy_event(cudaEvent_t e) noexcept {
     if (e) cudaEventDestroy(e);
   }
@@ -100,7 +101,9 @@ class communicator {
   /// be held here ("" when it can), a note of two words to rank `to`, the next note received
   /// (false: none). Never blocks.
   std::string roll_call_unavailable() const { return detail::notes_unavailable(h_); }
+  /// Sends the note `words` to rank `to` (fire and forget); false when it cannot.
   bool post_note(int to, const std::uint64_t (&words)[2]) const noexcept { return detail::post_note(h_, to, words); }
+  /// The next note received into `words`, its sender into `from`; false: none.
   bool take_note(int& from, std::uint64_t (&words)[2]) const noexcept { return detail::take_note(h_, from, words); }
 
   /// ncclCommSplit, collective over this communicator. color >= 0 or dm::no_color
