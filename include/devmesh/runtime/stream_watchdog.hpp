@@ -2,8 +2,10 @@
 // streams (NCCL: runtime/backend.hpp's stream_watchable). A collective only enqueues work;
 // whether it completes is seen later, from an event recorded on its stream after it. One
 // thread per root mesh, started at the first watched call and joined when the root's state
-// dies, polls the events of the calls in flight: a call done is `completed` in the flight
-// record (its end: when the thread saw it); a call past the bound (options.watchdog) fires:
+// dies, polls the events of the calls in flight, oldest first up to the first still running
+// (a stream's calls end in order; a call done behind one of another stream is seen later, and
+// always before it could fire): a call done is `completed` in the flight record (its end: when
+// the thread saw it, within its poll interval); a call past the bound (options.watchdog) fires:
 // the ranks of its group hold a roll call over the host channel (who issued the call), every
 // communicator of the root is aborted (ncclCommAbort ends the kernel: a thread waiting on
 // the stream returns), the flight record is written (DEVMESH_FLIGHT_RECORD) and the reason
@@ -110,10 +112,7 @@ class stream_watchdog {
     calls_.push_back({++ids_, rec, w.event, std::move(w.keep), deadline::after(bound), &e, e.calls, what, &c.where,
                       std::chrono::steady_clock::now()});
     w.event = event{};
-    const bool was_idle = calls_.size() == 1;
-    lk.unlock();
-    if (was_idle) cv_.notify_all();
-    return ids_;
+    return ids_;  // no wake-up: the thread looks every 10 ms when idle (a futex wake per call costs more)
   }
   /// Waits, watched, for call `id` (a barrier): returns once it is done; comm_error naming the
   /// call when the watchdog fires meanwhile (its abort ends the wait).
@@ -168,7 +167,7 @@ class stream_watchdog {
     chans_.push_back({&e, where(), 0});  // a deque: the others stay where they are
     return chans_.back();
   }
-  typename std::vector<call>::iterator complete(typename std::vector<call>::iterator it) {
+  typename std::deque<call>::iterator complete(typename std::deque<call>::iterator it) {
     it->rec.finish(Comm::query_event(it->ev) > 0 ? call_state::completed : call_state::failed);
     free_.push_back(it->ev);
     return calls_.erase(it);
@@ -182,14 +181,14 @@ class stream_watchdog {
     calls_.clear();
   }
 
-  /// The thread: polls the calls in flight (naps of 50 us growing to 2 ms; 50 ms when none,
+  /// The thread: polls the calls in flight (naps of 50 us growing to 2 ms; 10 ms when none,
   /// answering roll calls meanwhile) until the state dies.
   void run(mesh_state<Comm>& st) {
     std::unique_lock lk(m_);
     auto nap = std::chrono::microseconds(50);
     while (!stop_) {
       if (calls_.empty()) {
-        cv_.wait_for(lk, std::chrono::milliseconds(50));
+        cv_.wait_for(lk, std::chrono::milliseconds(10));
         nap = std::chrono::microseconds(50);
       } else {
         lk.unlock();
@@ -198,11 +197,16 @@ class stream_watchdog {
         lk.lock();
       }
       if (stop_) break;
-      for (auto it = calls_.begin(); it != calls_.end();)
-        it = Comm::query_event(it->ev) != 0 ? complete(it) : std::next(it);
+      // Oldest first, up to the first still running: a stream's calls end in order, so one
+      // query per poll in the steady state (the mutex held briefly: calls enqueue meanwhile).
+      while (!calls_.empty() && Comm::query_event(calls_.front().ev) != 0) complete(calls_.begin());
       answer_notes();
       const auto late = std::find_if(calls_.begin(), calls_.end(), [](const call& c) { return c.until.passed(); });
       if (late == calls_.end() || fired_.load()) continue;
+      if (Comm::query_event(late->ev) != 0) {  // done behind a call of another stream: not late
+        complete(late);
+        continue;
+      }
       firing_.store(true);
       call c = std::move(*late);
       calls_.erase(late);
@@ -285,7 +289,7 @@ class stream_watchdog {
   std::timed_mutex issue_;  // held by a thread enqueueing a watched call
   std::mutex m_;            // the lists below
   std::condition_variable cv_;
-  std::vector<call> calls_;  // in flight, oldest first
+  std::deque<call> calls_;  // in flight, oldest first (completed from the front: a deque)
   std::deque<chan> chans_;  // one per channel watched calls were made on
   std::vector<event> free_;  // recycled events
   std::uint64_t ids_ = 0;
