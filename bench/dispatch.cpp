@@ -6,9 +6,18 @@
 //     _unrecorded  options.flight_record_entries = 0: named minus this is the recorder's cost
 //     _watched     options.watchdog = 600 s: MPI_Iallreduce, polled (the watchdog's cost)
 // A one-rank all-reduce does almost nothing, so the difference is devmesh's dispatch.
+// Built as dispatch_nccl (BENCH_DISPATCH_NCCL, linked with the NCCL test double of
+// tests/nccl/double), the same mesh over dm::nccl::world (blocking communicators), one float
+// on the default stream: the watchdog's cost on a stream backend (an event recorded after each
+// call, which the root's thread polls), against the raw ncclAllReduce:
+//   nccl_all_reduce_named / _watched / _raw   the watchdog off / on (600 s) / ncclAllReduce
 #include <benchmark/benchmark.h>
 
 #include <devmesh/devmesh.hpp>
+#if defined(BENCH_DISPATCH_NCCL)
+#include <devmesh/nccl.hpp>
+#include <devmesh/nccl/mpi_bootstrap.hpp>
+#endif
 #include <chrono>
 #include <optional>
 #include <span>
@@ -72,6 +81,27 @@ void all_reduce_raw(benchmark::State& st) {
   });
 }
 
+#if defined(BENCH_DISPATCH_NCCL)
+using nccl_mesh = dm::device_mesh<mesh3, dm::nccl::communicator>;
+std::optional<dm::nccl::communicator> nccl_world;
+std::optional<nccl_mesh> nccl_plain, nccl_watched;
+ncclComm_t nccl_handle = nullptr;
+float* nccl_value = nullptr;  // "device" memory (the double's: host memory)
+
+void nccl_all_reduce_named(benchmark::State& st) {
+  run(st, [] { nccl_plain->all_reduce<"tp">(std::span(nccl_value, 1), dm::op::sum, nullptr); });
+  cudaStreamSynchronize(nullptr);
+}
+void nccl_all_reduce_watched(benchmark::State& st) {
+  run(st, [] { nccl_watched->all_reduce<"tp">(std::span(nccl_value, 1), dm::op::sum, nullptr); });
+  cudaStreamSynchronize(nullptr);
+}
+void nccl_all_reduce_raw(benchmark::State& st) {
+  run(st, [] { ncclAllReduce(nccl_value, nccl_value, 1, ncclFloat32, ncclSum, nccl_handle, nullptr); });
+  cudaStreamSynchronize(nullptr);
+}
+#endif
+
 }  // namespace
 
 BENCHMARK(comm_named);
@@ -80,6 +110,11 @@ BENCHMARK(all_reduce_named);
 BENCHMARK(all_reduce_unrecorded);
 BENCHMARK(all_reduce_watched);
 BENCHMARK(all_reduce_raw);
+#if defined(BENCH_DISPATCH_NCCL)
+BENCHMARK(nccl_all_reduce_named);
+BENCHMARK(nccl_all_reduce_watched);
+BENCHMARK(nccl_all_reduce_raw);
+#endif
 
 int main(int argc, char** argv) {
   dm::mpi::environment env(argc, argv);
@@ -93,8 +128,27 @@ int main(int argc, char** argv) {
   o.flight_record_entries = -1;
   o.watchdog = std::chrono::seconds(600);
   watched.emplace(dm::init_device_mesh(*world, mesh3(1, 1, world->size()), o));
+#if defined(BENCH_DISPATCH_NCCL)
+  dm::nccl::options blocking;
+  blocking.blocking = true;  // no ncclInProgress to poll: the enqueue's own cost
+  nccl_world.emplace(dm::nccl::world(*world, blocking));
+  dm::device_mesh_options<dm::nccl::communicator> no;
+  no.defaults.blocking = true;  // every dim's communicator too
+  nccl_plain.emplace(dm::init_device_mesh(*nccl_world, mesh3(1, 1, world->size()), no));
+  no.watchdog = std::chrono::seconds(600);
+  nccl_watched.emplace(dm::init_device_mesh(*nccl_world, mesh3(1, 1, world->size()), no));
+  nccl_handle = nccl_plain->comm<"tp">().native();
+  cudaMalloc(reinterpret_cast<void**>(&nccl_value), sizeof(float));
+#endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+#if defined(BENCH_DISPATCH_NCCL)
+  cudaDeviceSynchronize();
+  cudaFree(nccl_value);
+  nccl_watched.reset();
+  nccl_plain.reset();
+  nccl_world.reset();
+#endif
   watched.reset();
   unrecorded.reset();
   mesh.reset();
