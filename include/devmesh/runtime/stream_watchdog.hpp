@@ -273,9 +273,9 @@ class stream_watchdog {
     Comm::destroy_event(c.ev);
     failure_ = "this mesh was aborted by its watchdog: " + why + "; " + absent_phrase(*c.on, absent, unknown) +
                "; this mesh's communicators are aborted (every later call throws)";
-    fired_.store(true, std::memory_order_release);
     st.abort("the watchdog aborted the mesh: " + why);
     failure_ += st.dump_record();
+    fired_.store(true, std::memory_order_release);  // failure_ is final: the calls may read it
     std::fprintf(stderr, "devmesh: watchdog, world rank %d: %s\n", st.world_rank, failure_.c_str());
     std::fflush(stderr);
     if (locked) issue_.unlock();
