@@ -136,7 +136,9 @@ inline std::optional<flight_divergence> group_divergence(const std::vector<fligh
   std::uint64_t lo = UINT64_MAX, hi = 0;
   for (auto [r, c] : calls) lo = std::min(lo, c), hi = std::max(hi, c);
   v.seq = lo < hi ? lo + 1 : hi;
-  for (auto [r, c] : calls) {
+  for (const auto& rank_calls : calls) {  // not a structured binding: clang 14 cannot capture one
+    const int r = rank_calls.first;
+    const std::uint64_t c = rank_calls.second;
     const auto& d = *std::find_if(dumps.begin(), dumps.end(), [&](const flight_dump& x) { return x.rank == r; });
     if (c < v.seq) { v.missing.push_back(r); continue; }
     v.issued.push_back(r);
