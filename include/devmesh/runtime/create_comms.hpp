@@ -5,6 +5,7 @@
 #pragma once
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -93,6 +94,9 @@ void create(mesh_state<Comm>& st, const Comm& parent, numbering parent_numbering
   if (outcomes.size() > 1)
     agree_all(parent, std::string(step) + ": creating the communicators of dims " + names, outcomes, nullptr, {}, dl);
   st.created += static_cast<int>(outcomes.size());
+  // Under the root's abort mutex: the NCCL watchdog's thread may be aborting the cache's
+  // communicators right now (mesh_state::abort walks the cache holding it).
+  const std::lock_guard adding(st.aborting);
   st.cache.add(std::move(made));
 }
 
