@@ -52,10 +52,7 @@ int run(dm::mpi::communicator& world) {
 
 /// --analyze <dir>: every rank's dump in dir, read back and compared.
 int analyze(const char* dir) {
-  std::vector<dm::flight_dump> dumps;
-  for (const auto& f : std::filesystem::directory_iterator(dir))
-    if (f.path().filename().string().rfind("devmesh-fr.", 0) == 0) dumps.push_back(dm::read_flight_dump(f.path().string()));
-  std::sort(dumps.begin(), dumps.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
+  const std::vector<dm::flight_dump> dumps = dm::read_flight_dumps(dir);
   std::printf("%zu flight records in %s\n", dumps.size(), std::filesystem::path(dir).filename().c_str());
   for (const auto& d : dumps)
     std::printf("  rank %d: %zu entries, last: %s\n", d.rank, d.entries.size(),

@@ -176,8 +176,7 @@ TEST_CASE_FIXTURE(eight_ranks, "skipped_flatten") {
   }
   MPI_Barrier(MPI_COMM_WORLD);  // every dump is written
   if (me != 0) return;
-  std::vector<dm::flight_dump> dumps;
-  for (const auto& f : std::filesystem::directory_iterator(dir)) dumps.push_back(dm::read_flight_dump(f.path().string()));
+  const std::vector<dm::flight_dump> dumps = dm::read_flight_dumps(dir);
   REQUIRE(dumps.size() == 8);
   std::string report;
   for (const auto& v : dm::analyze(dumps)) report += to_string(v) + "\n";

@@ -45,18 +45,14 @@
 
 namespace devmesh {
 
-template <class Layout, communicator Comm>
-class device_mesh;
-
 namespace detail {
+// Declared with device_mesh in derivations.hpp.
 template <class Layout, communicator Comm>
 device_mesh<Layout, Comm> make_device_mesh(const Layout& l, std::shared_ptr<mesh_state<Comm>> s) {
   return device_mesh<Layout, Comm>(l, std::move(s));
 }
 }  // namespace detail
 
-template <class Layout, communicator Comm>
-class device_mesh;
 namespace detail {
 template <class Layout, communicator Comm, class Describe>
 void agree_on_call(const device_mesh<Layout, Comm>& mesh, const Describe& call, const std::string& local_error,

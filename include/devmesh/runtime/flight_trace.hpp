@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -83,6 +84,16 @@ inline flight_dump read_flight_dump(const std::string& path) {
   }
   if (d.rank < 0) throw mesh_error("devmesh: read_flight_dump: " + path + " has no 'rank' line");
   return d;
+}
+
+/// Every rank's dump in `dir` (the files devmesh-fr.* that DEVMESH_FLIGHT_RECORD=DIR or
+/// dump_flight_record(dir) wrote), read back and ordered by rank.
+inline std::vector<flight_dump> read_flight_dumps(const std::string& dir) {
+  std::vector<flight_dump> dumps;
+  for (const auto& f : std::filesystem::directory_iterator(dir))
+    if (f.path().filename().string().rfind("devmesh-fr.", 0) == 0) dumps.push_back(read_flight_dump(f.path().string()));
+  std::sort(dumps.begin(), dumps.end(), [](const flight_dump& a, const flight_dump& b) { return a.rank < b.rank; });
+  return dumps;
 }
 
 /// Where the ranks of one group diverge: call number `seq` on channel `channel`.
