@@ -197,7 +197,7 @@ TEST_CASE("a moved-from device_mesh: its queries and collectives throw mesh_erro
     MOVED_FROM(moved.reduce_scatter<"tp">(vs, v, dm::op::sum), "reduce_scatter");
     MOVED_FROM(moved.all_to_all<"tp">(vs, vs), "all_to_all");
     MOVED_FROM(moved.barrier<"dp">(), "barrier");
-    MOVED_FROM(moved.shift_peers<"tp">(), "shift");
+    MOVED_FROM(moved.shift_peers<"tp">(), "shift_peers");
     MOVED_FROM(moved.shift<"tp">(v, v), "shift");
     MOVED_FROM(moved.send_next<"tp">(v), "send_next");
     MOVED_FROM(moved.recv_prev<"tp">(v), "recv_prev");

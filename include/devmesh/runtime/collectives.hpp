@@ -7,8 +7,10 @@
 // Buffers are in the backend's memory space (host for MPI, device for NCCL, e.g. a
 // std::span over device memory). Sizes that do not fit the dim throw mesh_error; backend
 // failures throw comm_error. The members are written once, in collectives_of (a base of
-// device_mesh); the free functions call them. A collective costs what the backend's call
-// costs plus a load and a branch (bench/dispatch.cpp measures it).
+// device_mesh); the free functions call them. A member builds the dim's site and calls the
+// body in collective_calls.hpp, which does not depend on the mesh's type (compiled once per
+// backend and element type). A collective costs what the backend's call costs plus a few
+// loads and a branch (bench/dispatch.cpp measures it).
 #pragma once
 #include <concepts>
 #include <cstddef>
@@ -21,11 +23,11 @@
 #include "../core/diagnostics.hpp"
 #include "../core/fixed_string.hpp"
 #include "backend.hpp"
+#include "collective_calls.hpp"
 #include "collective_check.hpp"
 #include "comm_cache.hpp"
 #include "deadline.hpp"
 #include "flight_recorder.hpp"
-#include "tracked_call.hpp"
 #include "dim_select.hpp"
 
 namespace devmesh {
@@ -148,38 +150,39 @@ class collectives_of {
   template <fixed_string N = "", class R>
   void all_reduce(R&& buf, op o, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>())
-      all_reduce_on(dim<N>, std::ranges::data(buf), std::ranges::data(buf), std::ranges::size(buf),
-                    std::ranges::size(buf), o, s);
+      detail::all_reduce_on(site(dim<N>, "all_reduce"), std::ranges::data(buf), std::ranges::data(buf),
+                            std::ranges::size(buf), std::ranges::size(buf), o, s);
   }
   /// `mesh.all_reduce<"dp">(send, recv, dm::op::sum)`: recv becomes the reduction of every
   /// rank's send over dim N (out of place).
   template <fixed_string N = "", class S, class R>
   void all_reduce(S&& send, R&& recv, op o, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
-      all_reduce_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
-                    std::ranges::size(recv), o, s);
+      detail::all_reduce_on(site(dim<N>, "all_reduce"), std::ranges::data(send), std::ranges::data(recv),
+                            std::ranges::size(send), std::ranges::size(recv), o, s);
   }
   /// `mesh.reduce<"dp">(buf, dm::op::sum, root)`: the reduction onto the rank with local rank
   /// `root` along dim N (in place on root).
   template <fixed_string N = "", class R>
   void reduce(R&& buf, op o, int root, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>())
-      reduce_on(dim<N>, std::ranges::data(buf), std::ranges::data(buf), std::ranges::size(buf), std::ranges::size(buf),
-                o, root, s);
+      detail::reduce_on(site(dim<N>, "reduce"), std::ranges::data(buf), std::ranges::data(buf), std::ranges::size(buf),
+                        std::ranges::size(buf), o, root, s);
   }
   /// `mesh.reduce<"dp">(send, recv, dm::op::sum, root)`: recv on local rank `root` along dim N
   /// becomes the reduction of every rank's send (recv is not written elsewhere).
   template <fixed_string N = "", class S, class R>
   void reduce(S&& send, R&& recv, op o, int root, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
-      reduce_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
-                std::ranges::size(recv), o, root, s);
+      detail::reduce_on(site(dim<N>, "reduce"), std::ranges::data(send), std::ranges::data(recv),
+                        std::ranges::size(send), std::ranges::size(recv), o, root, s);
   }
   /// `mesh.broadcast<"tp">(buf, root)`: buf on local rank `root` along dim N, copied to every
   /// rank of its group.
   template <fixed_string N = "", class R>
   void broadcast(R&& buf, int root, stream_type s = {}) const {
-    if constexpr (detail::check_recv_buffer<R>()) broadcast_on(dim<N>, std::ranges::data(buf), std::ranges::size(buf), root, s);
+    if constexpr (detail::check_recv_buffer<R>())
+      detail::broadcast_on(site(dim<N>, "broadcast"), std::ranges::data(buf), std::ranges::size(buf), root, s);
   }
   /// `mesh.all_gather<"shard">(send, recv)`: recv becomes the concatenation of every rank's
   /// send, in local-rank order along dim N.
@@ -187,8 +190,8 @@ class collectives_of {
   template <fixed_string N = "", class S, class R>
   void all_gather(S&& send, R&& recv, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
-      all_gather_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
-                    std::ranges::size(recv), s);
+      detail::all_gather_on(site(dim<N>, "all_gather"), std::ranges::data(send), std::ranges::data(recv),
+                            std::ranges::size(send), std::ranges::size(recv), s);
   }
   /// `mesh.reduce_scatter<"shard">(send, recv, dm::op::avg)`: recv becomes block
   /// `local_rank<N>()` of the reduction of every rank's send.
@@ -196,8 +199,8 @@ class collectives_of {
   template <fixed_string N = "", class S, class R>
   void reduce_scatter(S&& send, R&& recv, op o, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
-      reduce_scatter_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
-                        std::ranges::size(recv), o, s);
+      detail::reduce_scatter_on(site(dim<N>, "reduce_scatter"), std::ranges::data(send), std::ranges::data(recv),
+                                std::ranges::size(send), std::ranges::size(recv), o, s);
   }
   /// `mesh.all_to_all<"ep">(send, recv)`: block j of send goes to local rank j along dim N;
   /// block i of recv comes from local rank i.
@@ -205,21 +208,22 @@ class collectives_of {
   template <fixed_string N = "", class S, class R>
   void all_to_all(S&& send, R&& recv, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
-      all_to_all_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
-                    std::ranges::size(recv), s);
+      detail::all_to_all_on(site(dim<N>, "all_to_all"), std::ranges::data(send), std::ranges::data(recv),
+                            std::ranges::size(send), std::ranges::size(recv), s);
   }
   /// `mesh.barrier<"dp">()`: blocks until every rank of this rank's group along dim N has
   /// called it (NCCL: enqueued on the stream).
   template <fixed_string N = "">
   void barrier(stream_type s = {}) const {
-    barrier_on(dim<N>, s);
+    detail::barrier_on(site(dim<N>, "barrier"), s);
   }
   /// `auto [src, dst] = mesh.shift_peers<"pp">(1)`: the neighbours along dim N at
   /// `displacement`, as MPI_Cart_shift: {source, dest} local ranks (-1 past either end unless
   /// periodic). Throws on non-members.
   template <fixed_string N = "">
   std::pair<int, int> shift_peers(int displacement = 1, bool periodic = false) const {
-    return shift_peers_on(dim<N>, displacement, periodic);
+    return detail::shift_peers(self().layout().dim_size(dim<N>), self().coordinate_on(dim<N>, "shift_peers"),
+                               displacement, periodic);
   }
   /// `mesh.shift<"pp">(send, recv)`: sends `send` to the rank `displacement` ahead along dim N
   /// and receives `recv` from the
@@ -227,9 +231,11 @@ class collectives_of {
   /// missing side is skipped (recv left untouched). send.size() must equal recv.size().
   template <fixed_string N = "", class S, class R>
   void shift(S&& send, R&& recv, int displacement = 1, bool periodic = false, stream_type s = {}) const {
-    if constexpr (detail::check_buffers<S, R>())
-      shift_on(dim<N>, std::ranges::data(send), std::ranges::data(recv), std::ranges::size(send),
-               std::ranges::size(recv), displacement, periodic, s);
+    if constexpr (detail::check_buffers<S, R>()) {
+      const auto on = site(dim<N>, "shift");
+      detail::shift_on(on, peers(dim<N>, displacement, periodic), std::ranges::data(send), std::ranges::data(recv),
+                       std::ranges::size(send), std::ranges::size(recv), displacement, periodic, s);
+    }
   }
   /// `mesh.send_next<"pp">(activations)`: sends to local rank + 1 along dim N. Pipeline
   /// helpers along dim N: send to local rank + 1 / receive from local rank - 1
@@ -238,12 +244,8 @@ class collectives_of {
   template <fixed_string N = "", class S>
   void send_next(S&& send, bool periodic = false, stream_type s = {}) const {
     if constexpr (detail::check_send_buffer<S>()) {
-      using T = detail::element_t<S>;
-      const entry& e = self().entry_on(dim<N>, "send_next");
-      const int dest = shift_peers_on(dim<N>, 1, periodic).second;
-      const T* from = std::ranges::data(send);
-      const std::size_t n = std::ranges::size(send);
-      run<T>(dim<N>, e, "send_next", n, [&](auto... w) { e.comm->sendrecv(from, n, dest, static_cast<T*>(nullptr), 0, -1, s, w...); });
+      const auto on = site(dim<N>, "send_next");
+      detail::send_next_on(on, peers(dim<N>, 1, periodic).second, std::ranges::data(send), std::ranges::size(send), s);
     }
   }
   /// `mesh.recv_prev<"pp">(activations)`: receives recv from local rank - 1 along dim N (the
@@ -252,123 +254,24 @@ class collectives_of {
   template <fixed_string N = "", class R>
   void recv_prev(R&& recv, bool periodic = false, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>()) {
-      using T = detail::element_t<R>;
-      const entry& e = self().entry_on(dim<N>, "recv_prev");
-      const int source = shift_peers_on(dim<N>, 1, periodic).first;
-      T* to = std::ranges::data(recv);
-      const std::size_t n = std::ranges::size(recv);
-      run<T>(dim<N>, e, "recv_prev", n, [&](auto... w) { e.comm->sendrecv(static_cast<const T*>(nullptr), 0, -1, to, n, source, s, w...); });
+      const auto on = site(dim<N>, "recv_prev");
+      detail::recv_prev_on(on, peers(dim<N>, 1, periodic).first, std::ranges::data(recv), std::ranges::size(recv), s);
     }
   }
 
  private:
-  using entry = detail::comm_entry<Comm>;
   const Mesh& self() const { return static_cast<const Mesh&>(*this); }
-  std::size_t dim_size(int d) const { return static_cast<std::size_t>(self().layout().dim_size(d)); }
-
-  /// The collective check mode: the group agrees on the call before making it.
-  template <class T>
-  void check_on(int d, const Comm& c, detail::call what, std::size_t ns, std::size_t nr, long long root,
-                int reduction) const {
-    detail::check_call(c, detail::signature<T>(what, ns, nr, root, reduction), detail::type_name<T>(),
-                       self().where(d), self().state_->start_step());
+  /// Dim d's site (collective_calls.hpp): its communicator (mesh_error naming `what` on a
+  /// non-member or a moved-from handle), the root's state, the dim's size, the modes.
+  detail::dim_site<Comm> site(int d, const char* what) const {
+    const Mesh& m = self();
+    const auto& e = m.entry_on(d, what);  // first: it throws where the state is missing
+    return {e, *m.state_, static_cast<std::size_t>(m.layout().dim_size(d)), m.check_, m.watch_, &m, d, &where_of};
   }
-  /// The dim's communicator, after the check mode's agreement when it is on (off: a branch).
-  template <class T>
-  const entry& checked(int d, const char* name, detail::call what, std::size_t ns, std::size_t nr, long long root,
-                       int reduction) const {
-    const entry& e = self().entry_on(d, name);
-    if (self().check_) [[unlikely]]
-      check_on<T>(d, *e.comm, what, ns, nr, root, reduction);
-    return e;
-  }
-  /// Makes the call (`issue(watch...)`) as every collective is made: recorded in the root's
-  /// flight record and, under the watchdog, bounded (tracked_call.hpp).
-  template <class T, class Issue>
-  void run(int d, const entry& e, std::string_view what, std::size_t count, const Issue& issue) const {
-    detail::tracked_call(*self().state_, self().watch_, e, what, detail::type_name_of<T>(), count,
-                         [&] { return self().where(d); }, issue);
-  }
-  void check_root(const char* what, int d, int root) const {
-    if (root < 0 || root >= self().layout().dim_size(d))
-      size_error(what, d, "root " + std::to_string(root) + " is not in [0, " + std::to_string(dim_size(d)) + ")");
-  }
-  [[noreturn]] void size_error(const char* what, int d, const std::string& detail) const {
-    throw mesh_error("devmesh: " + std::string(what) + " on " + self().where(d) + ": " + detail);
-  }
-  void check_equal(const char* what, int d, std::size_t ns, std::size_t nr) const {
-    if (ns != nr) size_error(what, d, "send has " + std::to_string(ns) + " elements, recv " + std::to_string(nr));
-  }
-  void check_divisible(const char* what, int d, std::size_t ns) const {
-    if (ns % dim_size(d) != 0)
-      size_error(what, d, "send has " + std::to_string(ns) + " elements, not divisible by the dim size " +
-                              std::to_string(dim_size(d)));
-  }
-  void barrier_on(int d, stream_type s) const {
-    const entry& e = checked<char>(d, "barrier", detail::call::barrier, 0, 0, 0, 0);
-    run<void>(d, e, "barrier", 0, [&](auto... w) { e.comm->barrier(s, w...); });
-  }
-  template <class T>
-  void all_reduce_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, stream_type s) const {
-    const entry& e = checked<T>(d, "all_reduce", detail::call::all_reduce, ns, nr, 0, static_cast<int>(o) + 1);
-    check_equal("all_reduce", d, ns, nr);
-    run<T>(d, e, "all_reduce", ns, [&](auto... w) { e.comm->all_reduce(send, recv, ns, o, s, w...); });
-  }
-  template <class T>
-  void reduce_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, int root, stream_type s) const {
-    const entry& e = checked<T>(d, "reduce", detail::call::reduce, ns, nr, root, static_cast<int>(o) + 1);
-    check_root("reduce", d, root);
-    check_equal("reduce", d, ns, nr);
-    run<T>(d, e, "reduce", ns, [&](auto... w) { e.comm->reduce(send, recv, ns, o, root, s, w...); });
-  }
-  template <class T>
-  void broadcast_on(int d, T* buf, std::size_t n, int root, stream_type s) const {
-    const entry& e = checked<T>(d, "broadcast", detail::call::broadcast, n, n, root, 0);
-    check_root("broadcast", d, root);
-    run<T>(d, e, "broadcast", n, [&](auto... w) { e.comm->broadcast(buf, n, root, s, w...); });
-  }
-  template <class T>
-  void all_gather_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, stream_type s) const {
-    const entry& e = checked<T>(d, "all_gather", detail::call::all_gather, ns, nr, 0, 0);
-    if (nr != ns * dim_size(d))
-      size_error("all_gather", d, "recv has " + std::to_string(nr) + " elements; it needs send's " +
-                                      std::to_string(ns) + " times the dim size " + std::to_string(dim_size(d)));
-    run<T>(d, e, "all_gather", ns, [&](auto... w) { e.comm->all_gather(send, recv, ns, s, w...); });
-  }
-  template <class T>
-  void reduce_scatter_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, op o, stream_type s) const {
-    const entry& e = checked<T>(d, "reduce_scatter", detail::call::reduce_scatter, ns, nr, 0, static_cast<int>(o) + 1);
-    check_divisible("reduce_scatter", d, ns);
-    if (ns != nr * dim_size(d))
-      size_error("reduce_scatter", d, "send has " + std::to_string(ns) + " elements; it needs recv's " +
-                                          std::to_string(nr) + " times the dim size " + std::to_string(dim_size(d)));
-    run<T>(d, e, "reduce_scatter", ns, [&](auto... w) { e.comm->reduce_scatter(send, recv, nr, o, s, w...); });
-  }
-  template <class T>
-  void all_to_all_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, stream_type s) const {
-    const entry& e = checked<T>(d, "all_to_all", detail::call::all_to_all, ns, nr, 0, 0);
-    check_divisible("all_to_all", d, ns);
-    check_equal("all_to_all", d, ns, nr);
-    const std::size_t per_rank = ns / dim_size(d);
-    run<T>(d, e, "all_to_all", ns, [&](auto... w) { e.comm->all_to_all(send, recv, per_rank, s, w...); });
-  }
-  std::pair<int, int> shift_peers_on(int d, int displacement, bool periodic) const {
-    const int n = self().layout().dim_size(d);
-    const int me = self().coordinate_on(d, "shift");  // throws on non-members
-    auto peer = [&](long long p) {
-      if (periodic) return static_cast<int>(((p % n) + n) % n);
-      return p < 0 || p >= n ? -1 : static_cast<int>(p);
-    };
-    return {peer(static_cast<long long>(me) - displacement), peer(static_cast<long long>(me) + displacement)};
-  }
-  template <class T>
-  void shift_on(int d, const T* send, T* recv, std::size_t ns, std::size_t nr, int displacement, bool periodic,
-                stream_type s) const {
-    const entry& e = checked<T>(d, "shift", detail::call::shift, ns, nr, displacement, periodic ? 1 : 0);
-    check_equal("shift", d, ns, nr);
-    const std::pair<int, int> peers = shift_peers_on(d, displacement, periodic);  // {source, dest}
-    run<T>(d, e, "shift", ns,
-           [&](auto... w) { e.comm->sendrecv(send, ns, peers.second, recv, nr, peers.first, s, w...); });
+  static std::string where_of(const void* m, int d) { return static_cast<const Mesh*>(m)->where(d); }
+  /// This rank's neighbours along dim d (shift_peers; throws on non-members).
+  std::pair<int, int> peers(int d, int displacement, bool periodic) const {
+    return detail::shift_peers(self().layout().dim_size(d), self().coordinate_on(d, "shift"), displacement, periodic);
   }
 };
 

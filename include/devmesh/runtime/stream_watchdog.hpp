@@ -30,6 +30,7 @@
 #include "consensus.hpp"
 #include "deadline.hpp"
 #include "flight_recorder.hpp"
+#include "text_ref.hpp"
 
 namespace devmesh::detail {
 
@@ -78,8 +79,7 @@ class stream_watchdog {
 
   /// Before a watched call: the issue lock (the watchdog aborts only between enqueues), the
   /// thread started; comm_error naming the call (`where()`) when the watchdog fired already.
-  template <class Where>
-  std::unique_lock<std::timed_mutex> enter(mesh_state<Comm>& st, std::string_view what, const Where& where) {
+  std::unique_lock<std::timed_mutex> enter(mesh_state<Comm>& st, std::string_view what, text_ref where) {
     std::unique_lock issue(issue_);
     if (fired_.load(std::memory_order_acquire)) [[unlikely]]
       throw comm_error("devmesh: " + std::string(what) + " on " + where() + ": " + failure_);
@@ -97,9 +97,8 @@ class stream_watchdog {
   }
   /// After the call was enqueued (`w` as the backend left it): watched until its event
   /// completes, or past `bound`. Returns its id (0: not watched, recorded as `enqueued`).
-  template <class Where>
   std::uint64_t add(const entry& e, std::string_view what, const flight_recorder::token& rec, watch_type& w,
-                    std::chrono::milliseconds bound, const Where& where) {
+                    std::chrono::milliseconds bound, text_ref where) {
     std::unique_lock lk(m_);
     if (w.unwatched || !w.event) {
       if (w.event) free_.push_back(w.event);
@@ -116,8 +115,7 @@ class stream_watchdog {
   }
   /// Waits, watched, for call `id` (a barrier): returns once it is done; comm_error naming the
   /// call when the watchdog fires meanwhile (its abort ends the wait).
-  template <class Where>
-  void wait(std::uint64_t id, std::string_view what, const Where& where) {
+  void wait(std::uint64_t id, std::string_view what, text_ref where) {
     auto nap = std::chrono::microseconds(20);
     for (;;) {
       {
@@ -161,7 +159,7 @@ class stream_watchdog {
     std::chrono::steady_clock::time_point issued;
   };
 
-  chan& channel_of(const entry& e, const auto& where) {
+  chan& channel_of(const entry& e, text_ref where) {
     for (chan& c : chans_)
       if (c.e == &e) return c;
     chans_.push_back({&e, where(), 0});  // a deque: the others stay where they are

@@ -18,6 +18,7 @@
 #include "flight_recorder.hpp"
 #include "mesh_state.hpp"
 #include "stream_watchdog.hpp"
+#include "text_ref.hpp"
 
 namespace devmesh::detail {
 
@@ -38,35 +39,30 @@ template <communicator Comm>
                    "; this mesh's communicators are aborted (every later call throws)" + st.dump_record());
 }
 
-/// The watchdog's path: issue(&bound), which must complete within the bound (watchdog_fired
-/// past it).
-template <communicator Comm, class Where, class Issue>
+/// The watchdog's path on a host backend (MPI): issue(&bound), which must complete within
+/// the bound (watchdog_fired past it).
+template <communicator Comm, class Issue>
+  requires watchable<Comm>
 void watched_call_on(mesh_state<Comm>& st, const comm_entry<Comm>& e, std::string_view what,
-                     const flight_recorder::token& recorded, const Where& where, const Issue& issue) {
-  if constexpr (watchable<Comm>) {
-    const watched_call watch{deadline::after(st.watchdog), e.calls};
-    try {
-      issue(&watch);
-    } catch (const watchdog_timeout& x) {
-      watchdog_fired(st, e, what, where(), watch, x, recorded);
-    } catch (...) {
-      recorded.finish(call_state::failed);
-      throw;
-    }
-    recorded.finish(call_state::completed);
-  } else {  // unreachable: init refuses a watchdog on a backend without one
-    (void)st, (void)e, (void)what, (void)where;
-    issue();
-    recorded.finish(call_state::enqueued);
+                     const flight_recorder::token& recorded, text_ref where, const Issue& issue) {
+  const watched_call watch{deadline::after(st.watchdog), e.calls};
+  try {
+    issue(&watch);
+  } catch (const watchdog_timeout& x) {
+    watchdog_fired(st, e, what, where(), watch, x, recorded);
+  } catch (...) {
+    recorded.finish(call_state::failed);
+    throw;
   }
+  recorded.finish(call_state::completed);
 }
 
 /// The watchdog's path on a stream backend (NCCL: stream_watchdog.hpp): under the issue lock,
 /// `issue(&w)` enqueues the call and records an event after it, which the watchdog's thread
 /// then polls; a call that must wait for its work (barrier) waits here, watched.
-template <communicator Comm, class Where, class Issue>
+template <communicator Comm, class Issue>
 void stream_watched_call(mesh_state<Comm>& st, const comm_entry<Comm>& e, std::string_view what,
-                         std::string_view type, std::size_t count, const Where& where, const Issue& issue) {
+                         std::string_view type, std::size_t count, text_ref where, const Issue& issue) {
   auto& wd = st.streams;
   auto issuing = wd.enter(st, what, where);
   const auto recorded = st.recorder.start(e, what, type, count);
@@ -87,15 +83,18 @@ void stream_watched_call(mesh_state<Comm>& st, const comm_entry<Comm>& e, std::s
 /// Makes a collective on e's communicator: `issue()`, or under the watchdog (`watch`)
 /// `issue(&bound)` (a stream backend: `issue(&w)`, stream_watched_call), recorded as call number e.calls on e's dim (`type`: its element type,
 /// empty for none). `where()` names the dim for messages (only called on failure).
-template <communicator Comm, class Where, class Issue>
+template <communicator Comm, class Issue>
 void tracked_call(mesh_state<Comm>& st, bool watch, const comm_entry<Comm>& e, std::string_view what,
-                  std::string_view type, std::size_t count, const Where& where, const Issue& issue) {
+                  std::string_view type, std::size_t count, text_ref where, const Issue& issue) {
   if constexpr (stream_watchable<Comm>)
     if (watch) [[unlikely]]
       return stream_watched_call(st, e, what, type, count, where, issue);
   const auto recorded = st.recorder.start(e, what, type, count);
-  if (watch) [[unlikely]]
-    return watched_call_on(st, e, what, recorded, where, issue);
+  // Each backend instantiates its own watched path only (init refuses a watchdog on a backend
+  // that has none).
+  if constexpr (watchable<Comm> && !stream_watchable<Comm>)
+    if (watch) [[unlikely]]
+      return watched_call_on(st, e, what, recorded, where, issue);
   try {
     issue();
   } catch (...) {
