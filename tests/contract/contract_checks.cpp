@@ -33,6 +33,8 @@
 
 #include "common.hpp"
 
+namespace contract_checks_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 using C = dm::mpi::communicator;
 using m2 = dm::mesh<dm::dim<"dp">, dm::dim<"tp">>;
 
@@ -330,3 +332,4 @@ TEST_CASE("gather_count") { mismatches("gather_count"); }
 TEST_CASE("operation") { mismatches("operation"); }
 TEST_CASE("equal") { equal(checked_all()); }
 TEST_CASE("equal_p2p") { equal_p2p(checked_all()); }
+}  // namespace contract_checks_test

@@ -31,6 +31,8 @@
 
 #include "common.hpp"
 
+namespace contract_deadline_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 using C = dm::mpi::communicator;
 using m2 = dm::mesh<dm::dim<"dp">, dm::dim<"tp">>;
 
@@ -176,3 +178,4 @@ TEST_CASE_FIXTURE(rendezvous, "from_comms") {
 
 TEST_CASE_FIXTURE(rendezvous, "flatten") { skipped_by_rank_3(world, "flatten"); }
 TEST_CASE_FIXTURE(rendezvous, "unflatten") { skipped_by_rank_3(world, "unflatten"); }
+}  // namespace contract_deadline_test

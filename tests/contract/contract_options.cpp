@@ -21,6 +21,8 @@
 
 #include "common.hpp"
 
+namespace contract_options_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 using C = dm::mpi::communicator;
 using O = dm::device_mesh_options<C>;
 using m2 = dm::mesh<dm::dim<"dp">, dm::dim<"tp">>;
@@ -163,3 +165,4 @@ struct scenario {
 TEST_CASE_FIXTURE(scenario, "check_collectives") { check_collectives(world); }
 TEST_CASE_FIXTURE(scenario, "timeout") { timeout(world); }
 TEST_CASE_FIXTURE(scenario, "share") { share(world); }
+}  // namespace contract_options_test

@@ -21,6 +21,8 @@
 
 #include "common.hpp"
 
+namespace contract_rank_map_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 using C = dm::mpi::communicator;
 using O = dm::device_mesh_options<C>;
 using m3 = dm::mesh<dm::dim<"dp">, dm::dim<"cp">, dm::dim<"tp">>;
@@ -169,3 +171,4 @@ TEST_CASE_FIXTURE(scenario, "from_comms_node_major") { run(from_comms_node_major
 TEST_CASE_FIXTURE(scenario, "unknown_intra_node") { run(unknown_intra_node); }
 TEST_CASE_FIXTURE(scenario, "identity") { run(identity); }
 TEST_CASE_FIXTURE(scenario, "no_topology") { run(no_topology); }
+}  // namespace contract_rank_map_test

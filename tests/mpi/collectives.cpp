@@ -13,6 +13,8 @@
 
 #include "mpi_doctest.hpp"
 
+namespace mpi_collectives_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 namespace dm = devmesh;
 using namespace dm::literals;
 
@@ -331,3 +333,4 @@ TEST_CASE("bool elements: sum and max are a logical or, prod and min a logical a
   check_bools<"dp">(m);
   check_bools<"tp">(m);
 }
+}  // namespace mpi_collectives_test

@@ -14,6 +14,8 @@
 
 #include "mpi_doctest.hpp"
 
+namespace mpi_from_one_comm_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 namespace dm = devmesh;
 using C = dm::mpi::communicator;
 
@@ -109,4 +111,4 @@ TEST_CASE("options.rank_map set as well: every rank throws") {
   CHECK_THROWS_WITH_AS(dm::from_comms<"dp">(world, split(0, world.rank()), o),
                        doctest::Contains("options.rank_map is set on world rank 0"), dm::mesh_error);
 }
-
+}  // namespace mpi_from_one_comm_test

@@ -23,6 +23,8 @@
 
 #include "mpi_doctest.hpp"
 
+namespace mpi_rank_map_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 namespace dm = devmesh;
 using namespace dm::literals;
 using C = dm::mpi::communicator;
@@ -319,3 +321,4 @@ TEST_CASE("from_comms with a map: valid, and wrongly grouped members (every rank
   from_comms_with_map(world, permutation(w, 5), "permutation");
   if (w >= 2) from_comms_with_map(world, dm::rank_range(w / 2, w - w / 2), "offset");
 }
+}  // namespace mpi_rank_map_test

@@ -9,6 +9,8 @@
 
 #include "mpi_doctest.hpp"
 
+namespace mpi_report_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 namespace dm = devmesh;
 using C = dm::mpi::communicator;
 
@@ -76,3 +78,4 @@ TEST_CASE("a message longer than the gathered slot says it was cut; a non-std ex
   CHECK_EQ(odd_code, 1);
   if (world.rank() == 0) CHECK(odd_text.find("an exception that is not a std::exception") != std::string::npos);
 }
+}  // namespace mpi_report_test

@@ -15,6 +15,8 @@
 
 #include "mpi_doctest.hpp"
 
+namespace mpi_runtime_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 namespace dm = devmesh;
 using namespace dm::literals;
 using mesh2 = dm::mesh<dm::dim<"dp">, dm::dim<"tp">>;
@@ -514,3 +516,4 @@ TEST_CASE("PyTorch parity: default flatten name, ranks(), equality, root(), conc
   mesh.all_reduce<"tp">(std::span<float>(one), dm::op::sum);
   CHECK_EQ(one[0], static_cast<float>(tp));
 }
+}  // namespace mpi_runtime_test

@@ -20,6 +20,8 @@
 
 #include "mpi_doctest.hpp"
 
+namespace mpi_topology_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 namespace dm = devmesh;
 
 namespace {
@@ -142,3 +144,4 @@ TEST_CASE("DEVMESH_NODE_ID parsing: malformed values throw everywhere, valid one
   if (mode() != "none") return;
   check_parsing(dm::mpi::world());
 }
+}  // namespace mpi_topology_test

@@ -22,6 +22,8 @@
 
 #include "mpi_doctest.hpp"
 
+namespace mpi_topology_init_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 namespace dm = devmesh;
 using C = dm::mpi::communicator;
 using O = dm::device_mesh_options<C>;
@@ -207,3 +209,4 @@ TEST_CASE("round_robin: node-major placement keeps tp within nodes") {
 TEST_CASE("four_nodes: node-major placement of tp=2, tp=4 impossible") {
   if (auto r = run_in("four_nodes")) four_nodes(r->first, r->second);
 }
+}  // namespace mpi_topology_init_test

@@ -3,7 +3,6 @@
 // work on a stream runs in stream order and completes only when its peers enqueue theirs;
 // queries and events see it pending, then done; ncclCommAbort from another thread ends a
 // pending wait; nothing is left behind.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -11,6 +10,9 @@
 #include <vector>
 
 #include "common.hpp"
+#include "../mpi/mpi_doctest.hpp"
+
+namespace nccl_async_double_test {  // one per file: a unity TU holds several files (devmesh_test_program)
 
 namespace dm = devmesh;
 using namespace nccl_test;
@@ -84,14 +86,4 @@ TEST_CASE("ncclCommAbort from another thread ends a wait on the stream") {
   CHECK(devmesh_fake_nccl_live_comms() == 0);
   CHECK(devmesh_fake_cuda_live_events() == 0);
 }
-
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  doctest::Context ctx(argc, argv);
-  if (world_rank() != 0) ctx.setOption("success", false);
-  const int rc = ctx.run();
-  const bool ok = all_true(rc == 0);
-  MPI_Finalize();
-  return ok ? 0 : 1;
-}
+}  // namespace nccl_async_double_test

@@ -2,7 +2,6 @@
 // mpirun (2, 4, 8 ranks). Every rank runs every case; "device" buffers are host memory in
 // the double. Checks what the backend hands NCCL (colors, keys, datatypes, counts, config,
 // group calls) and what comes back (membership, numbers), and the RAII bookkeeping.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,6 +13,9 @@
 #include <vector>
 
 #include "common.hpp"
+#include "../mpi/mpi_doctest.hpp"
+
+namespace nccl_backend_test {  // one per file: a unity TU holds several files (devmesh_test_program)
 
 namespace dm = devmesh;
 using namespace nccl_test;
@@ -466,15 +468,4 @@ TEST_CASE("world_from_env: RANK/WORLD_SIZE and NCCL_COMM_ID from MASTER_ADDR:MAS
   for (int q = 0; q < w.size(); ++q) CHECK(all[static_cast<std::size_t>(q)] == q + 100);
   CHECK(devmesh_fake_cuda_live_allocs() == 0);
 }
-
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  doctest::Context ctx(argc, argv);
-  if (world_rank() != 0) ctx.setOption("out", "/dev/null");
-  int failed = ctx.run() != 0 ? 1 : 0, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (failed) std::fprintf(stderr, "rank %d: failures\n", world_rank());
-  MPI_Finalize();
-  return any;
-}
+}  // namespace nccl_backend_test

@@ -2,7 +2,6 @@
 // one ncclCommSplit per dim with the core's colors/keys, commName "mesh:<dim>", membership
 // checked against the layout, collectives on every dim, and a split fault on one rank that
 // ends init_device_mesh with a comm_error on every rank and nothing left alive.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <span>
@@ -12,6 +11,9 @@
 #include <devmesh/devmesh.hpp>
 
 #include "common.hpp"
+#include "../mpi/mpi_doctest.hpp"
+
+namespace nccl_mesh_test {  // one per file: a unity TU holds several files (devmesh_test_program)
 
 namespace dm = devmesh;
 using namespace dm::literals;
@@ -96,12 +98,4 @@ TEST_CASE("abort(): ncclCommAbort of every dim's communicator, then every handle
   }
   CHECK(devmesh_fake_nccl_live_comms() == 0);
 }
-
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv);
-  doctest::Context ctx(argc, argv);
-  if (world_rank() != 0) ctx.setOption("out", "/dev/null");
-  int failed = ctx.run() != 0 ? 1 : 0, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return any;
-}
+}  // namespace nccl_mesh_test

@@ -6,7 +6,6 @@
 // communicator. Node discovery (dm::nccl::node_of_ranks over the host channel, host names or
 // DEVMESH_NODE_ID) feeds intra_node, node_major and topology(); a world without a host channel
 // refuses it on every rank.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -18,6 +17,9 @@
 #include <devmesh/devmesh.hpp>
 
 #include "common.hpp"
+#include "../mpi/mpi_doctest.hpp"
+
+namespace nccl_rank_map_test {  // one per file: a unity TU holds several files (devmesh_test_program)
 
 namespace dm = devmesh;
 using namespace dm::literals;
@@ -186,12 +188,4 @@ TEST_CASE("a world without a host channel (world_from_env): asking for the nodes
   CHECK(what.find("the nodes cannot be discovered") != std::string::npos);
   CHECK(all_true(!what.empty()));
 }
-
-int main(int argc, char** argv) {
-  dm::mpi::environment env(argc, argv);
-  doctest::Context ctx(argc, argv);
-  if (world_rank() != 0) ctx.setOption("out", "/dev/null");
-  int failed = ctx.run() != 0 ? 1 : 0, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return any;
-}
+}  // namespace nccl_rank_map_test

@@ -30,6 +30,8 @@
 #include "../mpi/mpi_doctest.hpp"
 #include "comm_counter.hpp"
 
+namespace reliability_faults_mpi_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 namespace dm = devmesh;
 using hsdp = dm::mesh<dm::dim<"replicate">, dm::dim<"shard", 2>>;
 using dp_tp = dm::mesh<dm::dim<"dp", 2>, dm::dim<"tp", 2>>;
@@ -138,3 +140,4 @@ TEST_CASE_FIXTURE(four_ranks, "hook") {
   MPI_Barrier(MPI_COMM_WORLD);
   FAIL_CHECK("a barrier without rank 1 completed");
 }
+}  // namespace reliability_faults_mpi_test

@@ -20,6 +20,8 @@
 #include "../mpi/mpi_doctest.hpp"
 #include "../nccl/common.hpp"
 
+namespace reliability_faults_nccl_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 namespace dm = devmesh;
 using namespace nccl_test;
 using dp_tp = dm::mesh<dm::dim<"dp", 2>, dm::dim<"tp", 2>>;
@@ -87,3 +89,4 @@ void fault_in(const std::string& scenario) {
 
 TEST_CASE("mesh") { fault_in("mesh"); }
 TEST_CASE("flatten") { fault_in("flatten"); }
+}  // namespace reliability_faults_nccl_test

@@ -17,6 +17,8 @@
 #include "../mpi/mpi_doctest.hpp"
 #include "comm_counter.hpp"
 
+namespace reliability_threads_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 namespace dm = devmesh;
 using namespace dm::literals;
 using dp_tp = dm::mesh<dm::dim<"dp", 2>, dm::dim<"tp", 2>>;
@@ -89,3 +91,4 @@ TEST_CASE("concurrent collectives on dp, tp and tp_dp, one thread each") {
   }
   CHECK_EQ(comm_counter::live(), std::size_t{0});
 }
+}  // namespace reliability_threads_test

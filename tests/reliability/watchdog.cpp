@@ -25,6 +25,8 @@
 
 #include "../mpi/mpi_doctest.hpp"
 
+namespace reliability_watchdog_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 namespace dm = devmesh;
 using namespace std::chrono_literals;
 using dp_tp = dm::mesh<dm::dim<"dp", 2>, dm::dim<"tp", 4>>;
@@ -212,3 +214,4 @@ TEST_CASE_FIXTURE(eight_ranks, "one_absent") {
   }
   MPI_Barrier(MPI_COMM_WORLD);
 }
+}  // namespace reliability_watchdog_test

@@ -34,6 +34,8 @@
 #include "../mpi/mpi_doctest.hpp"
 #include "../nccl/double/fake_control.h"
 
+namespace reliability_watchdog_nccl_test {  // one per file: a unity TU holds several files (devmesh_test_program)
+
 namespace dm = devmesh;
 using namespace std::chrono_literals;
 using C = dm::nccl::communicator;
@@ -281,3 +283,4 @@ TEST_CASE_FIXTURE(ranks, "abort_pending") {
   }  // destroyed with the watchdog's thread running: joined, nothing leaked (the double checks at exit)
   CHECK(devmesh_fake_cuda_live_events() == 0);
 }
+}  // namespace reliability_watchdog_nccl_test
