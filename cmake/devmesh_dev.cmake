@@ -61,8 +61,8 @@ endfunction()
 # devmesh_test_program(<target> <sources...>): one test executable of several test files, built
 # as unity TUs (CMake's UNITY_BUILD, all files in one TU). Each file of a program instantiated
 # the same runtime (init, the communicator cache, the collectives' bodies, the standard library
-# under them) and parsed the same headers; together they do it once: tests/mpi's 8 files took
-# 62 s of g++ one by one and 4 of them 21.4 s against 9.8 s together. Each file wraps its body
+# under them) and parsed the same headers; together they do it once: seven files of tests/mpi
+# took about 58 s of g++ as programs of their own and 21 s as one TU. Each file wraps its body
 # in a namespace of its own; a test picks its file's cases with doctest's --source-file filter
 # (devmesh_test_file_filter). -DDEVMESH_UNITY_TESTS=OFF builds each file on its own (debugging).
 option(DEVMESH_UNITY_TESTS "Build each multi-file test program as one unity TU" ON)

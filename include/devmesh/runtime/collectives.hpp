@@ -18,16 +18,11 @@
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "../core/diagnostics.hpp"
 #include "../core/fixed_string.hpp"
 #include "backend.hpp"
 #include "collective_calls.hpp"
-#include "collective_check.hpp"
-#include "comm_cache.hpp"
-#include "deadline.hpp"
-#include "flight_recorder.hpp"
 #include "dim_select.hpp"
 
 namespace devmesh {
@@ -222,8 +217,7 @@ class collectives_of {
   /// periodic). Throws on non-members.
   template <fixed_string N = "">
   std::pair<int, int> shift_peers(int displacement = 1, bool periodic = false) const {
-    return detail::shift_peers(self().layout().dim_size(dim<N>), self().coordinate_on(dim<N>, "shift_peers"),
-                               displacement, periodic);
+    return peers(dim<N>, displacement, periodic, "shift_peers");
   }
   /// `mesh.shift<"pp">(send, recv)`: sends `send` to the rank `displacement` ahead along dim N
   /// and receives `recv` from the
@@ -233,8 +227,9 @@ class collectives_of {
   void shift(S&& send, R&& recv, int displacement = 1, bool periodic = false, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>()) {
       const auto on = site(dim<N>, "shift");
-      detail::shift_on(on, peers(dim<N>, displacement, periodic), std::ranges::data(send), std::ranges::data(recv),
-                       std::ranges::size(send), std::ranges::size(recv), displacement, periodic, s);
+      detail::shift_on(on, peers(dim<N>, displacement, periodic, "shift"), std::ranges::data(send),
+                       std::ranges::data(recv), std::ranges::size(send), std::ranges::size(recv), displacement,
+                       periodic, s);
     }
   }
   /// `mesh.send_next<"pp">(activations)`: sends to local rank + 1 along dim N. Pipeline
@@ -245,7 +240,8 @@ class collectives_of {
   void send_next(S&& send, bool periodic = false, stream_type s = {}) const {
     if constexpr (detail::check_send_buffer<S>()) {
       const auto on = site(dim<N>, "send_next");
-      detail::send_next_on(on, peers(dim<N>, 1, periodic).second, std::ranges::data(send), std::ranges::size(send), s);
+      detail::send_next_on(on, peers(dim<N>, 1, periodic, "send_next").second, std::ranges::data(send),
+                           std::ranges::size(send), s);
     }
   }
   /// `mesh.recv_prev<"pp">(activations)`: receives recv from local rank - 1 along dim N (the
@@ -255,7 +251,8 @@ class collectives_of {
   void recv_prev(R&& recv, bool periodic = false, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>()) {
       const auto on = site(dim<N>, "recv_prev");
-      detail::recv_prev_on(on, peers(dim<N>, 1, periodic).first, std::ranges::data(recv), std::ranges::size(recv), s);
+      detail::recv_prev_on(on, peers(dim<N>, 1, periodic, "recv_prev").first, std::ranges::data(recv),
+                           std::ranges::size(recv), s);
     }
   }
 
@@ -269,9 +266,9 @@ class collectives_of {
     return {e, *m.state_, static_cast<std::size_t>(m.layout().dim_size(d)), m.check_, m.watch_, &m, d, &where_of};
   }
   static std::string where_of(const void* m, int d) { return static_cast<const Mesh*>(m)->where(d); }
-  /// This rank's neighbours along dim d (shift_peers; throws on non-members).
-  std::pair<int, int> peers(int d, int displacement, bool periodic) const {
-    return detail::shift_peers(self().layout().dim_size(d), self().coordinate_on(d, "shift"), displacement, periodic);
+  /// This rank's neighbours along dim d (shift_peers; mesh_error naming `what` on non-members).
+  std::pair<int, int> peers(int d, int displacement, bool periodic, const char* what) const {
+    return detail::shift_peers(self().layout().dim_size(d), self().coordinate_on(d, what), displacement, periodic);
   }
 };
 
