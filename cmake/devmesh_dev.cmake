@@ -33,9 +33,17 @@ else()
 endif()
 
 # The other host compiler (clang++ when building with g++, and the reverse), for compile
-# tests that run under both.
+# tests that run under both: DEVMESH_CROSS_CXX, and DEVMESH_CROSS_ID (gcc or clang), the
+# suffix of those tests' names.
 find_program(DEVMESH_CLANGXX NAMES clang++ clang++-14)
 find_program(DEVMESH_GXX NAMES g++ g++-12)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  set(DEVMESH_CROSS_CXX "${DEVMESH_GXX}")
+  set(DEVMESH_CROSS_ID gcc)
+else()
+  set(DEVMESH_CROSS_CXX "${DEVMESH_CLANGXX}")
+  set(DEVMESH_CROSS_ID clang)
+endif()
 
 # devmesh_mpi_launcher(<out-var> <nprocs>): the mpirun command line for nprocs ranks, with
 # --oversubscribe (2 cores here run 8 ranks) and --allow-run-as-root when root.
