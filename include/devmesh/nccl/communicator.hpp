@@ -21,6 +21,7 @@
 
 #include "../runtime/backend.hpp"
 #include "../runtime/deadline.hpp"
+#include "../runtime/stream_watchdog.hpp"  // its watchdog (stream_watchable below)
 #include "collectives.hpp"
 #include "control.hpp"
 #include "enqueue.hpp"

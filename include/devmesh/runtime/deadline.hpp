@@ -13,13 +13,17 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include <thread>  // sleep_for, and (libstdc++) the clocks and durations: see below
-// std::chrono's durations and steady_clock, which the options and deadlines use. libstdc++'s
-// <thread> defines them (its inline sleep_for needs them) without C++20 <chrono>'s calendar,
-// time zones and stream output, which include <sstream>: +0.4 G instructions of g++ in every
-// TU that includes the runtime (docs/benchmarks.md). Elsewhere <chrono> itself.
-#if !defined(__GLIBCXX__)
+// std::this_thread::sleep_for, and std::chrono's durations and steady_clock, which the
+// options and deadlines use. On libstdc++ from the header that defines sleep_for, which
+// brings the clocks and durations (<bits/chrono.h>) and nothing else: C++20 <chrono> adds its
+// calendar, time zones and stream output (<sstream>: +0.4 G instructions of g++ in every TU
+// that includes the runtime, docs/benchmarks.md), and <thread> adds std::thread, <stop_token>
+// and <semaphore> (+0.2 G), which only the NCCL backend's watchdog needs.
+#if defined(__GLIBCXX__) && __has_include(<bits/this_thread_sleep.h>)
+#include <bits/this_thread_sleep.h>
+#else
 #include <chrono>
+#include <thread>
 #endif
 
 #include "../core/diagnostics.hpp"

@@ -21,9 +21,15 @@
 #include "layout_view.hpp"
 #include "options.hpp"
 #include "rank_placement.hpp"
-#include "stream_watchdog.hpp"
 
 namespace devmesh::detail {
+
+/// The watchdog of a stream backend (runtime/stream_watchdog.hpp, which such a backend's
+/// header includes: nccl/communicator.hpp), and what mesh_state holds for a backend without
+/// one (MPI): nothing. A host backend's programs never read the stream watchdog's header.
+template <communicator Comm>
+class stream_watchdog;
+struct no_stream_watchdog {};
 
 /// The state shared by every handle derived from one init_device_mesh / from_comms call.
 template <communicator Comm>

@@ -17,10 +17,27 @@
 #include "deadline.hpp"
 #include "flight_recorder.hpp"
 #include "mesh_state.hpp"
-#include "stream_watchdog.hpp"
 #include "text_ref.hpp"
 
 namespace devmesh::detail {
+
+/// Who was not in a call the watchdog ended (ranks of its group), in world ranks; `why_unknown`:
+/// why no roll call could be held ("" when one was).
+inline std::string absent_phrase(const channel& e, const std::vector<int>& absent_ranks,
+                                 const std::string& why_unknown = {}) {
+  if (!why_unknown.empty())
+    return "its group is world " + ranks_phrase(e.world_ranks) + "; which of them did not issue the call is not known: " +
+           why_unknown;
+  std::vector<int> absent;
+  for (int r : absent_ranks)
+    absent.push_back(r >= 0 && static_cast<std::size_t>(r) < e.world_ranks.size()
+                         ? e.world_ranks[static_cast<std::size_t>(r)] : r);
+  if (absent.empty())
+    return "its group is world " + ranks_phrase(e.world_ranks) +
+           ", and every rank of it answered the roll call: the call itself did not complete";
+  return "world " + ranks_phrase(absent) + " of its group (world " + ranks_phrase(e.world_ranks) + ") never arrived: " +
+         (absent.size() == 1 ? "it" : "they") + " skipped the call, wait elsewhere or died (no answer to the roll call)";
+}
 
 /// The watchdog fired on e's call: the root's communicators are aborted, the flight record is
 /// written (DEVMESH_FLIGHT_RECORD), and this rank throws comm_error (every rank of the group
