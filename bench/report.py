@@ -213,6 +213,42 @@ def plan_section(args):
     return "\n".join(lines)
 
 
+def nccl_dispatch(args):
+    """bench_dispatch_nccl's medians (bench/run runs it with --benchmark_filter=nccl): the
+    named all_reduce with the watchdog off and on, and ncclAllReduce, over the NCCL test double."""
+    d, _ = gb_medians(os.path.join(args.results, "dispatch_nccl.json"))
+    named, watched, raw = (d.get(f"nccl_all_reduce_{k}", {}) for k in ("named", "watched", "raw"))
+    return (named, watched, raw) if "ns" in raw else ({}, {}, raw)
+
+
+def nccl_dispatch_rows(args):
+    named, watched, raw = nccl_dispatch(args)
+    return [[label, fmt_ns(r["ns"]), fmt_ns(raw["ns"]), fmt_ns(r["ns"] - raw["ns"]),
+             f"{r.get('allocs_per_call', 0):g} (the double's)"]
+            for r, label in ((named, "NCCL over the test double: `all_reduce<\"tp\">` (1 float), watchdog off"),
+                             (watched, "NCCL over the test double: `all_reduce<\"tp\">`, watchdog on"))
+            if "ns" in r]
+
+
+def nccl_dispatch_text(args):
+    named, watched, _ = nccl_dispatch(args)
+    if "ns" not in named or "ns" not in watched:
+        return []
+    a_off, a_on = named.get("allocs_per_call", 0), watched.get("allocs_per_call", 0)
+    return ["The NCCL rows (`bench_dispatch_nccl`: the same program built with `BENCH_DISPATCH_NCCL`, linked with "
+            "the NCCL test double, the mesh over `dm::nccl::world` with blocking communicators, one float on the "
+            "default stream, the raw row `ncclAllReduce` on the same `ncclComm_t`) measure the watchdog on a stream "
+            "backend: on, each call also takes the root's issue lock, records a CUDA event after itself (recycled: "
+            "the thread hands completed ones back) and registers with the root's watchdog thread, which polls the "
+            "events from its own thread (oldest first, every 50 us to 2 ms while calls are in flight, every 10 ms "
+            f"when none): {watched['ns'] - named['ns']:.0f} ns more per call than off here, {a_on - a_off:g} heap "
+            "allocations per call more (the thread's queue grows by blocks). The double's own calls dominate both "
+            f"rows ({a_off:g} heap allocations per call are the double's work items; a real ncclAllReduce allocates "
+            "none), so these are the watchdog's host-side costs, not NCCL's. On one H200 with the real NCCL, "
+            "gpu_check measured 0.25 us per call off and 1.25 us on (`docs/gpu-reports/2026-11-27-h200-watchdog.md`). "
+            "`bench/run` builds it in its Release tree, configured with the tests (the double is a test target).", ""]
+
+
 def names_section(args):
     lines = ["## 2. Zero-cost names", "",
              "### Timed (`bench/names`)", "",
@@ -250,7 +286,7 @@ def names_section(args):
                           f"{disp[k].get('allocs_per_call', 0):g}"]
                          for k, label in (("all_reduce_unrecorded", "`all_reduce<\"tp\">`, flight record off"),
                                           ("all_reduce_watched", "`all_reduce<\"tp\">`, watchdog on"))
-                         if "ns" in disp.get(k, {}) and "ns" in ar]),
+                         if "ns" in disp.get(k, {}) and "ns" in ar] + nccl_dispatch_rows(args)),
                   "", f"Target: `comm<\"tp\">()` costs the same as the handle access: "
                   f"{verdict(cn['ns'] <= ch['ns'] * 1.1 + 0.5)} ({cn['ns'] / ch['ns']:.1f}× the handle, "
                   f"{cn['ns'] - ch['ns']:.2f} ns more per call, {cn.get('allocs_per_call', 0):g} heap allocations). "
@@ -269,6 +305,7 @@ def names_section(args):
                          "`MPI_Iallreduce` and a poll of `MPI_Test` instead of the blocking call, on a one-rank "
                          "communicator where the collective itself is nearly free; off, it is one branch."
                          if "ns" in rw else ""), ""]
+        lines += nccl_dispatch_text(args)
     lines += [
 "### Generated code (`bench/zero_cost`, also a ctest test)", "",
               "`bench/zero_cost/named_vs_hand.cpp` holds pairs `named_<x>` / `hand_<x>`; `zero_cost.py` "
@@ -329,6 +366,9 @@ def compile_section(args):
             with open(counted) as f:
                 lines += ["The same comparison by instructions executed, which the machine's load does not move "
                           "(one compile per TU and tree; see the method above):", "", f.read().strip(), ""]
+        # Measured by hand, like the instructions above (the commands are in the file).
+        with open(os.path.join(os.path.dirname(__file__), "compile", "include_cost.md")) as f:
+            lines += [f.read().strip(), ""]
         lines += ["### One header tree (`bench/run`)", ""]
     lines += ["Wall time and peak memory (`/usr/bin/time -v`, median of the repetitions, interleaved) to compile "
              "each generated TU (`bench/compile/gen_tus.py`) to an object file at `-O2`: g++ and nvcc "
