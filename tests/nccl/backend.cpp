@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <numeric>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -346,6 +347,13 @@ TEST_CASE("overlapping send and recv: a device copy of send outside a group, ref
     CHECK_THROWS_WITH_AS(w.sendrecv(buf.data(), 2, (r + 1) % n, buf.data() + 1, 2, (r + n - 1) % n, nullptr),
                          doctest::Contains("sendrecv: overlapping send and recv buffers inside an NCCL group"),
                          dm::comm_error);
+    const std::vector<std::size_t> ones(un, 1);
+    CHECK_THROWS_WITH_AS(w.all_to_allv(buf.data(), ones, {}, buf.data(), ones, {}, nullptr),
+                         doctest::Contains("all_to_allv: overlapping send and recv buffers inside an NCCL group"),
+                         dm::comm_error);
+    CHECK_THROWS_WITH_AS(w.reduce_scatterv(buf.data(), buf.data(), ones, dm::op::sum, nullptr),
+                         doctest::Contains("reduce_scatterv: overlapping send and recv buffers inside an NCCL group"),
+                         dm::comm_error);
     CHECK_THROWS_WITH_AS(w.all_reduce(buf.data(), buf.data() + 1, 2, dm::op::sum, nullptr),
                          doctest::Contains("use identical buffers (in place) or disjoint ones"), dm::comm_error);
     CHECK(std::string(devmesh_fake_nccl_last_call().name) == "ncclBroadcast");
@@ -362,6 +370,80 @@ TEST_CASE("overlapping send and recv: a device copy of send outside a group, ref
   w.sendrecv(buf.data(), 2, (r + 1) % n, buf.data() + 1, 2, (r + n - 1) % n, nullptr);
   CHECK(buf[1] == (r + n - 1) % n);
   CHECK(buf[2] == (r + n - 1) % n);
+}
+
+TEST_CASE("v-collectives: all_to_allv and reduce_scatterv on uneven and empty blocks") {
+  no_leaks guard;
+  auto w = make_world();
+  const int r = w.rank(), n = w.size();
+  const std::size_t un = static_cast<std::size_t>(n);
+  // all_to_allv: rank a sends (a + b) % 3 elements to rank b (some none), a*100 + b*10 + i;
+  // sent packed, received at displacements in reverse rank order with a gap of one.
+  const auto count = [](int a, int b) { return static_cast<std::size_t>((a + b) % 3); };
+  std::vector<std::size_t> sc(un), rc(un), ra(un);
+  std::vector<int> send;
+  for (int b = 0; b < n; ++b) {
+    sc[static_cast<std::size_t>(b)] = count(r, b);
+    for (std::size_t i = 0; i < count(r, b); ++i) send.push_back(r * 100 + b * 10 + static_cast<int>(i));
+  }
+  std::size_t end = 0;
+  for (int a = n - 1; a >= 0; --a) {
+    const auto ua = static_cast<std::size_t>(a);
+    rc[ua] = count(a, r);
+    ra[ua] = end;
+    end += rc[ua] + 1;
+  }
+  std::vector<int> got(end, -1);
+  const int groups_before = devmesh_fake_nccl_group_ends();
+  w.all_to_allv(send.data(), sc, {}, got.data(), rc, ra, nullptr);
+  CHECK(devmesh_fake_nccl_group_ends() == groups_before + 1);  // one group of sends and receives
+  for (int a = 0; a < n; ++a) {
+    const auto ua = static_cast<std::size_t>(a);
+    for (std::size_t i = 0; i < rc[ua]; ++i) CHECK(got[ra[ua] + i] == a * 100 + r * 10 + static_cast<int>(i));
+    CHECK(got[ra[ua] + rc[ua]] == -1);  // the gap is not written
+  }
+  // In place (the counts are symmetric: the same packed layout both ways): from a device copy.
+  std::vector<int> buf = send;
+  w.all_to_allv(buf.data(), sc, {}, buf.data(), sc, {}, nullptr);
+  std::size_t at = 0;
+  for (int a = 0; a < n; ++a)
+    for (std::size_t i = 0; i < count(a, r); ++i, ++at) CHECK(buf[at] == a * 100 + r * 10 + static_cast<int>(i));
+  CHECK(devmesh_fake_cuda_live_allocs() == 0);  // the copy is gone
+
+  // reduce_scatterv: block i has i % 3 elements (rank 0's none); element j of every rank's
+  // send is (rank + 1) * (j + 1), so the sum is (j + 1) * n (n + 1) / 2.
+  std::vector<std::size_t> counts(un), first(un);
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < un; ++i) {
+    counts[i] = i % 3;
+    first[i] = total;
+    total += counts[i];
+  }
+  std::vector<double> in(total), out(counts[static_cast<std::size_t>(r)] + 1, -1.0);
+  for (std::size_t j = 0; j < total; ++j) in[j] = static_cast<double>((r + 1) * static_cast<int>(j + 1));
+  w.reduce_scatterv(in.data(), out.data(), counts, dm::op::sum, nullptr);
+  if (n > 1) CHECK(std::string(devmesh_fake_nccl_last_call().name) == "ncclReduce");
+  for (std::size_t i = 0; i < counts[static_cast<std::size_t>(r)]; ++i)
+    CHECK(out[i] == static_cast<double>((first[static_cast<std::size_t>(r)] + i + 1) * un * (un + 1) / 2));
+  CHECK(out.back() == -1.0);  // nothing past this rank's block
+  w.reduce_scatterv(in.data(), out.data(), counts, dm::op::avg, nullptr);
+  for (std::size_t i = 0; i < counts[static_cast<std::size_t>(r)]; ++i)
+    CHECK(out[i] == doctest::Approx(static_cast<double>((first[static_cast<std::size_t>(r)] + i + 1) * (un + 1)) / 2));
+
+  // Misuse: a count per rank, displacements per count, no integer average, before NCCL.
+  std::vector<std::size_t> short_counts(un + 1, 1);
+  CHECK_THROWS_WITH_AS(w.all_to_allv(send.data(), short_counts, {}, got.data(), rc, ra, nullptr),
+                       doctest::Contains("all_to_allv on"), dm::mesh_error);
+  const std::string counts_text = std::to_string(un + 1) + " counts for a communicator of " + std::to_string(un) + " ranks";
+  CHECK_THROWS_WITH_AS(w.all_to_allv(send.data(), short_counts, {}, got.data(), rc, ra, nullptr),
+                       doctest::Contains(counts_text.c_str()), dm::mesh_error);
+  const std::vector<std::size_t> long_at(un + 1, 0);
+  const std::string at_text = std::to_string(un + 1) + " displacements for " + std::to_string(un) + " counts";
+  CHECK_THROWS_WITH_AS(w.all_to_allv(send.data(), sc, long_at, got.data(), rc, ra, nullptr),
+                       doctest::Contains(at_text.c_str()), dm::mesh_error);
+  std::vector<int> ints(total, 1), mine(counts[static_cast<std::size_t>(r)]);
+  CHECK_THROWS_WITH_AS(w.reduce_scatterv(ints.data(), mine.data(), counts, dm::op::avg, nullptr),
+                       doctest::Contains("op::avg on an integer type"), dm::comm_error);
 }
 
 TEST_CASE("ownership: finalize before destroy, moves, abort, adopt and borrow") {

@@ -1,6 +1,7 @@
 // redistribute's compile-time misuses (redistribute/redistribute.hpp), each a static_assert
 // with a devmesh message: DEVMESH_CASE=1 in and out of different element types, 2 an out
-// that cannot be written. Without DEVMESH_CASE the same calls, right, compile (the control).
+// that cannot be written, 3 a mesh on the NCCL backend (device memory: not yet). Without
+// DEVMESH_CASE the same calls, right, compile (the control).
 #include <devmesh/redistribute.hpp>
 
 #include <vector>
@@ -22,3 +23,10 @@ void call(const dm::device_mesh<mesh2d, dm::mpi::communicator>& mesh) {
   dm::redistribute(mesh, rows{}, cols{}, dm::extents<8, 8>{}, in, out);
 #endif
 }
+
+#if DEVMESH_CASE == 3
+void call_nccl(const dm::device_mesh<mesh2d, dm::nccl::communicator>& mesh) {
+  std::vector<double> in(32), out(16);
+  dm::redistribute(mesh, rows{}, cols{}, dm::extents<8, 8>{}, in, out);
+}
+#endif

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -23,6 +24,7 @@
 #include "../runtime/deadline.hpp"
 #include "../runtime/stream_watchdog.hpp"  // its watchdog (stream_watchable below)
 #include "collectives.hpp"
+#include "collectives_v.hpp"
 #include "control.hpp"
 #include "enqueue.hpp"
 #include "handle.hpp"
@@ -177,6 +179,24 @@ class communicator {
   template <class T>
   void all_to_all(const T* send, T* recv, std::size_t count_per_rank, stream_type s, watch* w = nullptr) const {
     detail::all_to_all(h_, send, recv, count_per_rank, s, w);
+  }
+  /// send_counts[j] elements to rank j from send + send_at[j], recv_counts[i] from rank i to
+  /// recv + recv_at[i] (empty displacements: packed in rank order), as one group of
+  /// ncclSend/ncclRecv (a zero count: no call). Overlapping send and recv go through a
+  /// temporary device copy of send.
+  template <class T>
+  void all_to_allv(const T* send, std::span<const std::size_t> send_counts, std::span<const std::size_t> send_at,
+                   T* recv, std::span<const std::size_t> recv_counts, std::span<const std::size_t> recv_at,
+                   stream_type s, watch* w = nullptr) const {
+    detail::all_to_allv(h_, send, send_counts, send_at, recv, recv_counts, recv_at, s, w);
+  }
+  /// The reduction of every rank's send (blocks packed in rank order, recv_counts[i]
+  /// elements for rank i); this rank's block lands in recv. One group of ncclReduce, one per
+  /// rank as its block's root (NCCL has no reduce-scatter of uneven blocks).
+  template <class T>
+  void reduce_scatterv(const T* send, T* recv, std::span<const std::size_t> recv_counts, op o, stream_type s,
+                       watch* w = nullptr) const {
+    detail::reduce_scatterv(h_, send, recv, recv_counts, o, s, w);
   }
   /// A host barrier: a one-element all-reduce, then the stream is synchronized (under the
   /// watchdog, w: by the runtime, watched).

@@ -106,8 +106,8 @@ void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layo
   static_assert(std::is_same_v<std::remove_cv_t<std::ranges::range_value_t<In>>, T>,
                 "devmesh: distribute: full and local must hold the same element type");
   static_assert(detail::runs_redistribute<Comm, T>,
-                "devmesh: distribute needs a backend with the v-collectives all_to_allv and reduce_scatterv on "
-                "host memory: the MPI backend has them; the NCCL backend does not yet");
+                "devmesh: distribute needs a backend on host memory with the v-collectives all_to_allv and "
+                "reduce_scatterv: the MPI backend; the NCCL backend (device memory) not yet");
   if (!mesh.is_member())
     throw mesh_error("devmesh: distribute on " + to_string(mesh) + ": this rank is not a member of the mesh");
   const auto& m = mesh.layout();

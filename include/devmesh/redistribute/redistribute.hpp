@@ -30,11 +30,15 @@ namespace devmesh {
 
 namespace detail {
 
+/// What the steps (steps.hpp: packing on the host, std::vector scratch) need: a backend on
+/// host memory (no stream) with the v-collectives. The NCCL backend has the v-collectives
+/// (nccl/collectives_v.hpp) but works on device memory, which the steps do not pack yet.
 template <class Comm, class T>
-concept runs_redistribute = requires(const Comm& c, const T* s, T* r, std::span<const std::size_t> n, op o) {
-  c.all_to_allv(s, n, n, r, n, n, typename Comm::stream_type{});
-  c.reduce_scatterv(s, r, n, o, typename Comm::stream_type{});
-};
+concept runs_redistribute = std::is_same_v<typename Comm::stream_type, no_stream> &&
+                            requires(const Comm& c, const T* s, T* r, std::span<const std::size_t> n, op o) {
+                              c.all_to_allv(s, n, n, r, n, n, typename Comm::stream_type{});
+                              c.reduce_scatterv(s, r, n, o, typename Comm::stream_type{});
+                            };
 
 /// The call as every rank must describe it alike: the specs, the mesh, the extents, the type.
 template <class T, class Layout, class Comm, class S1, class S2, class E>
@@ -114,8 +118,8 @@ void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<La
   static_assert(!std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<Out>>>,
                 "devmesh: redistribute: out must be writable");
   static_assert(detail::runs_redistribute<Comm, T>,
-                "devmesh: redistribute needs a backend with the v-collectives all_to_allv and reduce_scatterv on "
-                "host memory: the MPI backend has them; the NCCL backend does not yet");
+                "devmesh: redistribute needs a backend on host memory with the v-collectives all_to_allv and "
+                "reduce_scatterv: the MPI backend; the NCCL backend (device memory) not yet");
   const auto* src = std::ranges::data(in);
   T* dst = std::ranges::data(out);
   const std::size_t n_in = std::ranges::size(in), n_out = std::ranges::size(out);

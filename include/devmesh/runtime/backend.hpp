@@ -124,9 +124,9 @@ concept stream_watchable = requires(const C& c, int to, int& from, const std::ui
 /// duplicate(d) that runs meanwhile() once while the duplicate is in flight (device_mesh
 /// describes the mesh there), rethrowing its exception once the duplicate is done.
 ///
-/// Two optional typed members that dm::redistribute needs (the MPI backend has them; a
-/// backend without them gets a static_assert from redistribute; counts and displacements in
-/// elements, empty displacements meaning packed in rank order):
+/// Two optional typed members, the v-collectives (both backends have them; dm::redistribute
+/// runs on a host backend that has them, and gives any other backend a static_assert; counts
+/// and displacements in elements, empty displacements meaning packed in rank order):
 ///
 ///   template <class T> void all_to_allv(const T* send, std::span<const std::size_t> send_counts,
 ///       std::span<const std::size_t> send_at, T* recv, std::span<const std::size_t> recv_counts,
