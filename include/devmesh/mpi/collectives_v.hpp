@@ -3,7 +3,6 @@
 // redistribute runs on uneven and empty shards instead of padding. Optional members of the
 // communicator concept (runtime/backend.hpp).
 #pragma once
-#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -14,6 +13,7 @@
 #include "native.hpp"
 
 #include "../runtime/backend.hpp"
+#include "../runtime/block_starts.hpp"
 #include "collectives.hpp"
 #include "control.hpp"
 #include "datatype.hpp"
@@ -22,45 +22,21 @@
 
 namespace devmesh::mpi::detail {
 
-/// MPI's int counts and packed displacements from per-rank element counts, one per rank of
-/// h; throws mesh_error when a count, or the packed total, does not fit an int.
-template <class = void>
-void packed_counts(const comm_handle& h, const char* what, std::span<const std::size_t> counts, std::vector<int>& c,
-                   std::vector<int>& displs) {
-  if (counts.size() != static_cast<std::size_t>(h.size()))
-    throw mesh_error("devmesh: mpi: " + std::string(what) + ": " + std::to_string(counts.size()) +
-                     " counts for a communicator of " + std::to_string(h.size()) + " ranks");
-  c.resize(counts.size());
-  displs.resize(counts.size());
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    c[i] = int_count(what, counts[i]);
-    displs[i] = int_count(what, total);
-    total += counts[i];
-  }
-  int_count(what, total);
-}
-
 /// MPI's int counts and displacements from per-rank element counts and displacements (empty
-/// displacements: packed in rank order); throws mesh_error when one does not fit an int.
-/// Returns the extent of the buffer the blocks span.
+/// displacements: packed in rank order; runtime/block_starts.hpp); throws mesh_error when the
+/// sizes do not match h, comm_error when a count, a displacement or the extent does not fit an
+/// int. Returns the extent of the buffer the blocks span.
 template <class = void>
 std::size_t counts_at(const comm_handle& h, const char* what, std::span<const std::size_t> counts,
                       std::span<const std::size_t> at, std::vector<int>& c, std::vector<int>& displs) {
-  if (at.empty()) {
-    packed_counts(h, what, counts, c, displs);
-    return static_cast<std::size_t>(displs.back()) + counts.back();
-  }
-  if (at.size() != counts.size())
-    throw mesh_error("devmesh: mpi: " + std::string(what) + ": " + std::to_string(at.size()) +
-                     " displacements for " + std::to_string(counts.size()) + " counts");
-  packed_counts(h, what, counts, c, displs);
-  std::size_t end = 0;
-  for (std::size_t i = 0; i < at.size(); ++i) {
-    displs[i] = int_count(what, at[i]);
-    end = std::max(end, at[i] + counts[i]);
-  }
-  return end;
+  std::vector<std::size_t> starts;
+  const std::size_t extent = devmesh::detail::block_starts([&] { return "devmesh: mpi: " + std::string(what); },
+                                                           static_cast<std::size_t>(h.size()), counts, at, starts);
+  c.resize(counts.size());
+  displs.resize(counts.size());
+  for (std::size_t i = 0; i < counts.size(); ++i) c[i] = int_count(what, counts[i]), displs[i] = int_count(what, starts[i]);
+  int_count(what, extent);
+  return extent;
 }
 
 /// MPI_Alltoallv: send_counts[j] elements to rank j from send + send_at[j], recv_counts[i]
@@ -98,8 +74,7 @@ void reduce_scatterv(const comm_handle& h, const T* send, T* recv, std::span<con
       throw mesh_error("devmesh: mpi: reduce_scatterv: op::avg on an integer type (use all_reduce, which rounds "
                        "as documented in average.hpp)");
   std::vector<int> rc, rd;
-  packed_counts(h, "reduce_scatterv", recv_counts, rc, rd);
-  const std::size_t ns = static_cast<std::size_t>(rd.back()) + recv_counts.back();
+  const std::size_t ns = counts_at(h, "reduce_scatterv", recv_counts, {}, rc, rd);
   const std::size_t mine = recv_counts[static_cast<std::size_t>(h.rank())];
   struct buffers {  // what MPI reads until the call completes (kept if the watchdog fires)
     std::unique_ptr<T[]> copy;

@@ -5,7 +5,6 @@
 // (a zero count sends nothing), reduce_scatterv one group of ncclReduce, one per rank as its
 // root. Device pointers and the caller's stream, as in collectives.hpp.
 #pragma once
-#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -16,6 +15,7 @@
 
 #include "../core/diagnostics.hpp"
 #include "../runtime/backend.hpp"
+#include "../runtime/block_starts.hpp"
 #include "collectives.hpp"
 #include "device_buffer.hpp"
 #include "enqueue.hpp"
@@ -25,30 +25,12 @@
 
 namespace devmesh::nccl::detail {
 
-/// Where each rank's block starts (into `at_out`) and the extent, in elements, of the buffer
-/// the blocks span: `at` (empty: packed in rank order) and `counts`, one per rank of s.
-/// Throws mesh_error when the sizes do not match the communicator or an end overflows.
+/// The layout of a v-collective's blocks on s (runtime/block_starts.hpp), errors naming the call.
 template <class = void>
 std::size_t block_starts(const comm_state& s, const char* call, std::span<const std::size_t> counts,
                          std::span<const std::size_t> at, std::vector<std::size_t>& at_out) {
-  const auto n = static_cast<std::size_t>(s.size);
-  const auto fail = [&](const std::string& what) {
-    return mesh_error("devmesh: " + std::string(call) + " on " + s.label() + ": " + what);
-  };
-  if (counts.size() != n)
-    throw fail(std::to_string(counts.size()) + " counts for a communicator of " + std::to_string(n) + " ranks");
-  if (!at.empty() && at.size() != n)
-    throw fail(std::to_string(at.size()) + " displacements for " + std::to_string(n) + " counts");
-  at_out.resize(n);
-  std::size_t packed = 0, extent = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    at_out[i] = at.empty() ? packed : at[i];
-    if (counts[i] > static_cast<std::size_t>(-1) - at_out[i])
-      throw fail("the block of rank " + std::to_string(i) + " ends past the largest size_t");
-    packed = at_out[i] + counts[i];
-    extent = std::max(extent, packed);
-  }
-  return extent;
+  return devmesh::detail::block_starts([&] { return "devmesh: " + std::string(call) + " on " + s.label(); },
+                                       static_cast<std::size_t>(s.size), counts, at, at_out);
 }
 
 /// send_counts[j] elements to rank j from send + send_at[j], recv_counts[i] from rank i to

@@ -23,8 +23,8 @@ namespace devmesh::detail {
 
 /// Who was not in a call the watchdog ended (ranks of its group), in world ranks; `why_unknown`:
 /// why no roll call could be held ("" when one was).
-inline std::string absent_phrase(const channel& e, const std::vector<int>& absent_ranks,
-                                 const std::string& why_unknown = {}) {
+template <class = void>  // failure-only: emitted only where a message is built
+std::string absent_phrase(const channel& e, const std::vector<int>& absent_ranks, const std::string& why_unknown = {}) {
   if (!why_unknown.empty())
     return "its group is world " + ranks_phrase(e.world_ranks) + "; which of them did not issue the call is not known: " +
            why_unknown;
