@@ -1,42 +1,54 @@
-// Example 3: HSDP gradient sync (hybrid sharded data parallel) on a (replicate=2, shard=4) mesh.
+// Example 3: HSDP gradient sync (hybrid sharded data parallel) on a (replicate=2, shard=4) mesh,
+// written with DTensor's placements.
 //
 // HSDP is FSDP inside a replica group and DDP across them, as in PyTorch's DeviceMesh recipe:
 //   mesh_2d = init_device_mesh("cuda", (2, 4), mesh_dim_names=("replicate", "shard"))
 //   model = FSDP(ToyModel(), device_mesh=mesh_2d, sharding_strategy=HYBRID_SHARD)
-// Here the FSDP steps are spelled out, each one a collective on one named dim:
-//   1. every rank keeps 1/4 of the flat parameters (its shard along "shard");
-//   2. forward: all_gather<"shard"> rebuilds the full parameters;
+// Here each tensor says how it is laid out on the mesh, as a DTensor's placements do, and
+// dm::redistribute runs the steps between two layouts, planned at compile time:
+//   parameters  [Replicate(), Shard(0)]       each rank keeps its chunk of the flat parameters
+//   full        [Replicate(), Replicate()]    what the forward pass reads
+//   gradients   [Partial(avg), Partial(avg)]  each rank's gradient of its own samples
+//   1. distribute: every rank keeps its chunk of the initial parameters (165 over 4 ranks:
+//      42, 42, 42, 39, torch.chunk's rule; no padding, no hand-computed shard length);
+//   2. forward: parameters -> full (an all-gather over "shard");
 //   3. backward: the local gradient of the full parameters (real ToyModel backward);
-//   4. reduce_scatter<"shard">: each rank gets the average of its shard's gradient over
-//      the 4 ranks of its replica; all_reduce<"replicate"> averages it across the 2 replicas;
-//   5. SGD on the shard.
-// All 8 ranks see different data (world rank r trains on samples [4r, 4r + 4)), so after
-// the two averages every shard has the full 32-sample gradient. The program checks that the
-// loss goes down and that it matches a single-process run of the same model on all 32
-// samples (computed on every rank), and exits non-zero otherwise.
+//   4. gradients -> parameters: the average over all 8 ranks, each keeping its chunk (the plan
+//      printed below: a reduce-scatter over "shard", an all-reduce over "replicate");
+//   5. SGD on the chunk.
+// All 8 ranks see different data (world rank r trains on samples [4r, 4r + 4)), so after the
+// averages every chunk has the full 32-sample gradient. The program checks that the loss goes
+// down and that it matches a single-process run of the same model on all 32 samples (computed
+// on every rank), and exits non-zero otherwise.
 //
-// Each dim is used through its 1-D submesh, as PyTorch code uses mesh_2d["shard"]:
-//   auto shard_mesh = mesh_2d["shard"_dim];   shard_mesh.all_gather(...)
-// which is mesh_2d.all_gather<"shard">(...) on the same communicator; in a template over the
-// backend (`run` serves both) its free form dm::all_gather<"shard">(mesh_2d, ...) reads the same.
-//
-// It prints the mesh (rank table and grid), what each rank holds (its groups, its shard of
-// the parameters, its samples), then the loss of every step next to one process's.
+// It prints the mesh (rank table and grid), the specs and each plan, what each rank holds, then
+// the loss of every step next to one process's.
 //
 // Run: mpirun -np 8 ./03_hsdp                  (MPI, host code)
 //      mpirun -np 8 ./03_hsdp --backend nccl   (NCCL, one GPU per rank, a CUDA kernel)
 #include "common.hpp"
 #include "toy_model.hpp"
 
+#include <devmesh/redistribute.hpp>
+
 #include <cstdio>
 #include <string>
 #include <vector>
 
-using namespace devmesh::literals;
-
 namespace dm = devmesh;
 
 using hsdp_mesh = dm::mesh<dm::dim<"replicate", 2>, dm::dim<"shard", 4>>;
+using params_spec = dm::sharding<hsdp_mesh, dm::on<"shard", dm::shard<0>>>;  // unnamed dims: Replicate
+using full_spec = dm::sharding<hsdp_mesh>;
+using grads_spec = dm::sharding<hsdp_mesh, dm::on<"replicate", dm::partial<dm::reduction::avg>>,
+                                dm::on<"shard", dm::partial<dm::reduction::avg>>>;
+constexpr dm::extents<toy::n_params> flat_params;  // the parameters as one flat tensor
+constexpr dm::extents<1> one;                        // the loss
+
+// The plans, computed by the compiler: each step is one collective over one group of the mesh.
+constexpr auto gather_plan = dm::plan_redistribute(params_spec{}, full_spec{});
+constexpr auto sync_plan = dm::plan_redistribute(grads_spec{}, params_spec{});
+static_assert(gather_plan.collectives() == 1 && sync_plan.collectives() == 2);
 
 constexpr int local_batch = 4;  // samples per rank
 constexpr int steps = 10;
@@ -47,22 +59,16 @@ template <class Comm>
 int run(Comm& world) {
   // The whole setup: one communicator per dim, created collectively.
   auto mesh_2d = dm::init_device_mesh<hsdp_mesh>(world);
-  auto shard_mesh = mesh_2d["shard"_dim];          // FSDP within a replica: (0,1,2,3), (4,5,6,7)
-  auto replicate_mesh = mesh_2d["replicate"_dim];  // DDP across replicas: (0,4), (1,5), ...
-  examples::stream<Comm> stream;                   // no_stream on MPI; a cudaStream_t on NCCL
+  examples::stream<Comm> stream;  // no_stream on MPI; a cudaStream_t on NCCL
+  const int me = mesh_2d.rank(), pos = mesh_2d.position();
 
-  // 1. Shard the flat parameters over "shard" (padded so that 4 shards are equal).
-  constexpr int shards = hsdp_mesh{}.size<"shard">();
-  constexpr int shard_len = (toy::n_params + shards - 1) / shards;  // 42
-  constexpr int padded = shard_len * shards;                         // 168
-  const int my_shard = shard_mesh.local_rank();
-  std::vector<float> init = toy::initial_params();  // identical on every rank
-  init.resize(padded, 0.f);
-  examples::buffer<float, Comm> shard(
-      std::vector<float>(init.begin() + my_shard * shard_len, init.begin() + (my_shard + 1) * shard_len));
+  // 1. Each rank keeps its chunk of the parameters: its block under params_spec.
+  const auto chunk = static_cast<std::size_t>(params_spec{}.local_size(flat_params, pos));
+  const dm::tensor_index first = params_spec{}.global_offset(flat_params, pos)[0];
+  examples::buffer<float, Comm> init(toy::initial_params()), shard(chunk);  // init: the same on every rank
+  dm::distribute(mesh_2d, params_spec{}, flat_params, init.cspan(), shard.span(), stream);
 
   // This rank's data: a distinct slice of the global batch.
-  const int me = mesh_2d.rank();
   std::vector<float> hx, hy;
   toy::make_batch(me * local_batch, local_batch, hx, hy);
   examples::buffer<float, Comm> x(hx), y(hy);
@@ -70,41 +76,42 @@ int run(Comm& world) {
   if (me == 0)
     std::cout << "mesh_2d = " << mesh_2d << "\n\n"
               << dm::rank_table(mesh_2d.layout()) << "\n"
-              << dm::rank_nested(mesh_2d) << "\n"
-              << dm::rank_grid(mesh_2d) << "\n";
-  examples::print_ordered("rank " + std::to_string(me) + ": shard group " + examples::list(shard_mesh.layout().group(me)) +
-                          " (shard " + std::to_string(my_shard) + ": parameters [" + std::to_string(my_shard * shard_len) +
-                          ", " + std::to_string((my_shard + 1) * shard_len) + ") of " + std::to_string(padded) +
-                          "), replicate group " + examples::list(replicate_mesh.layout().group(me)) + ", samples [" +
-                          std::to_string(me * local_batch) + ", " + std::to_string((me + 1) * local_batch) + ")");
+              << dm::rank_grid(mesh_2d) << "\n"
+              << "parameters " << dm::to_string(params_spec{}) << ", full " << dm::to_string(full_spec{})
+              << ", gradients " << dm::to_string(grads_spec{}) << "\n"
+              << "forward, parameters -> full:\n" << dm::to_string(gather_plan, mesh_2d.layout())
+              << "gradient sync, gradients -> parameters:\n" << dm::to_string(sync_plan, mesh_2d.layout()) << "\n";
+  examples::print_ordered("rank " + std::to_string(me) + ": parameters [" + std::to_string(first) + ", " +
+                          std::to_string(first + static_cast<dm::tensor_index>(chunk)) + ") of " +
+                          std::to_string(toy::n_params) + ", samples [" + std::to_string(me * local_batch) + ", " +
+                          std::to_string((me + 1) * local_batch) + ")");
 
-  examples::buffer<float, Comm> params(padded), grad(padded), grad_shard(shard_len);
-  examples::buffer<float, Comm> rows(static_cast<std::size_t>(local_batch * padded)), losses(local_batch), loss(1);
+  examples::buffer<float, Comm> params(toy::n_params), grad(toy::n_params), grad_shard(chunk);
+  examples::buffer<float, Comm> rows(static_cast<std::size_t>(local_batch * toy::n_params)), losses(local_batch),
+      loss(1), mean_loss(1);
   const float scale = 1.f / static_cast<float>(local_batch * toy::out);  // MSE over the local batch
 
   std::vector<float> history;
   for (int step = 0; step < steps; ++step) {
-    // 2. Forward needs the full parameters: gather the 4 shards of this replica.
-    shard_mesh.all_gather(shard.cspan(), params.span(), stream);
+    // 2. Forward needs the full parameters.
+    dm::redistribute(mesh_2d, params_spec{}, full_spec{}, flat_params, shard.cspan(), params.span(), stream);
     // 3. Forward and backward, one sample per index (host loop / CUDA kernel).
     examples::for_each(local_batch,
-                       toy::sample_grads{params.data(), x.data(), y.data(), rows.data(), losses.data(), padded, scale},
+                       toy::sample_grads{params.data(), x.data(), y.data(), rows.data(), losses.data(), toy::n_params,
+                                         scale},
                        stream);
-    examples::for_each(padded, toy::sum_rows{rows.data(), local_batch, padded, grad.data()}, stream);
+    examples::for_each(toy::n_params, toy::sum_rows{rows.data(), local_batch, toy::n_params, grad.data()}, stream);
     examples::for_each(1, toy::sum_rows{losses.data(), local_batch, 1, loss.data()}, stream);
-    // 4. Gradient sync: average over the shard group, keeping only this rank's shard,
-    //    then over the replicas.
-    shard_mesh.reduce_scatter(grad.cspan(), grad_shard.span(), dm::op::avg, stream);
-    replicate_mesh.all_reduce(grad_shard.span(), dm::op::avg, stream);
-    // 5. The optimizer updates the shard only.
-    examples::for_each(shard_len, toy::sgd{shard.data(), grad_shard.data(), lr}, stream);
-    // The global loss (mean over all 32 samples): the same two averages.
-    shard_mesh.all_reduce(loss.span(), dm::op::avg, stream);
-    replicate_mesh.all_reduce(loss.span(), dm::op::avg, stream);
+    // 4. Gradient sync: the average over every rank, each keeping its chunk.
+    dm::redistribute(mesh_2d, grads_spec{}, params_spec{}, flat_params, grad.cspan(), grad_shard.span(), stream);
+    // 5. The optimizer updates the chunk only.
+    examples::for_each(static_cast<int>(chunk), toy::sgd{shard.data(), grad_shard.data(), lr}, stream);
+    // The global loss (mean over all 32 samples): Partial(avg) on both dims -> Replicate.
+    dm::redistribute(mesh_2d, grads_spec{}, full_spec{}, one, loss.cspan(), mean_loss.span(), stream);
     stream.sync();
-    history.push_back(loss.to_host()[0]);
+    history.push_back(mean_loss.to_host()[0]);
   }
-  shard_mesh.all_gather(shard.cspan(), params.span(), stream);
+  dm::full_tensor(mesh_2d, params_spec{}, flat_params, shard.cspan(), params.span(), stream);
   stream.sync();
   const std::vector<float> trained = params.to_host();
 

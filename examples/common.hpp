@@ -242,6 +242,7 @@ template <class Comm, class F>
 void for_each(int n, const F& f, const stream<Comm>& s) {
   if constexpr (on_device<Comm>) {
 #if defined(EXAMPLES_WITH_NCCL)
+    if (n == 0) return;  // an empty block: a launch of zero blocks is an error
     constexpr int block = 128;
     for_each_kernel<<<(n + block - 1) / block, block, 0, s.get()>>>(n, f);
     cuda_check(cudaGetLastError(), "kernel launch");

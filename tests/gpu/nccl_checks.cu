@@ -6,6 +6,7 @@
 // stream would read stale data), and is checked element by element after a bounded wait
 // against values computed on the host from the layout's groups.
 #include <devmesh/devmesh.hpp>
+#include <devmesh/redistribute.hpp>
 
 #include <unistd.h>
 
@@ -418,6 +419,52 @@ void mesh_checks(report& rep, const nccl_comm& world, cudaStream_t s) {
   }
 }
 
+// ---- redistribute on device blocks (issue 20): the steps' copies, scratch and v-collectives --------
+/// The values of pos's block under spec of the 2-D tensor whose elements are their flat
+/// row-major indices.
+template <class Spec, class E>
+std::vector<double> block_values(const Spec& spec, const E& ext, int pos) {
+  const auto shape = spec.local_shape(ext, pos);
+  std::vector<double> v;
+  for (dm::tensor_index i = 0; i < shape[0]; ++i)
+    for (dm::tensor_index j = 0; j < shape[1]; ++j)
+      v.push_back(static_cast<double>(spec.global_index(ext, pos, 0, i) * ext.extent(1) + spec.global_index(ext, pos, 1, j)));
+  return v;
+}
+
+/// distribute (from the whole tensor on every rank), redistribute, both distribute forms and
+/// full_tensor on the hsdp mesh of this world, a 13 x 6 float64 tensor (uneven blocks), device
+/// blocks and one stream: every block after equals the tensor's.
+void redistribute_checks(report& rep, const nccl_comm& world, cudaStream_t s) {
+  auto mesh = dm::init_device_mesh(world, hsdp_for(world.size()));
+  const dm::dextents<2> ext(13, 6);
+  const int pos = mesh.position();
+  std::vector<double> full(13 * 6);
+  for (std::size_t x = 0; x < full.size(); ++x) full[x] = static_cast<double>(x);
+  dbuf<double> d_full(full.size());
+  d_full.write(full, s);
+  const char* pairs[][2] = {{"S(0),S(1)", "R,R"}, {"R,R", "S(1),S(0)"}, {"S(1),S(0)", "S(0),S(1)"},
+                            {"P(sum),R", "R,S(0)"}, {"R,P(sum)", "S(1),R"}, {"P(sum),P(sum)", "S(0),R"}};
+  for (const auto& p : pairs)
+    rep.run(std::string("redistribute, device blocks, 13x6 float64 on ") + dm::to_string(mesh.layout()) + ": " + p[0] +
+                " -> " + p[1],
+            [&]() -> result {
+              const auto from = dm::parse_sharding(p[0], mesh.layout()), to = dm::parse_sharding(p[1], mesh.layout());
+              dbuf<double> in(static_cast<std::size_t>(from.local_size(ext, pos)));
+              dbuf<double> out(static_cast<std::size_t>(to.local_size(ext, pos))), rooted(out.size()), back(full.size());
+              dm::distribute(mesh, from, ext, d_full.cspan(), in.span(), s);  // a Partial(sum): the values on one rank
+              dm::redistribute(mesh, from, to, ext, in.cspan(), out.span(), s);
+              dm::distribute(mesh, to, ext, d_full.cspan(), rooted.span(), world.size() - 1, s);
+              dm::full_tensor(mesh, to, ext, out.cspan(), back.span(), s);
+              cuda_ok(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+              const std::vector<double> want = block_values(to, ext, pos);
+              if (out.read() != want) return {false, "redistribute's block differs from the tensor's"};
+              if (rooted.read() != want) return {false, "distribute from the last rank gives another block"};
+              if (back.read() != full) return {false, "full_tensor does not give the tensor back"};
+              return {};
+            });
+}
+
 // ---- the watchdog (options.watchdog: an event after each call, polled by the root's thread) ------
 using watched_options = dm::device_mesh_options<nccl_comm>;
 
@@ -659,6 +706,7 @@ void nccl_checks(report& rep, const options& opt) {
   });
 
   mesh_checks(rep, world, s);
+  redistribute_checks(rep, world, s);
   watchdog_checks(rep, world, s);
 
   {

@@ -1,7 +1,8 @@
 // redistribute's compile-time misuses (redistribute/redistribute.hpp), each a static_assert
 // with a devmesh message: DEVMESH_CASE=1 in and out of different element types, 2 an out
-// that cannot be written, 3 a mesh on the NCCL backend (device memory: not yet). Without
-// DEVMESH_CASE the same calls, right, compile (the control).
+// that cannot be written, 3 a mesh on a backend without the v-collectives (declared_comm: a
+// communicator with only the required members). Without DEVMESH_CASE the same calls, right,
+// compile (the control).
 #include <devmesh/redistribute.hpp>
 
 #include <vector>
@@ -25,7 +26,8 @@ void call(const dm::device_mesh<mesh2d, dm::mpi::communicator>& mesh) {
 }
 
 #if DEVMESH_CASE == 3
-void call_nccl(const dm::device_mesh<mesh2d, dm::nccl::communicator>& mesh) {
+#include "../compile_fail/support/declared_comm.hpp"
+void call_declared(const dm::device_mesh<mesh2d, declared_comm>& mesh) {
   std::vector<double> in(32), out(16);
   dm::redistribute(mesh, rows{}, cols{}, dm::extents<8, 8>{}, in, out);
 }

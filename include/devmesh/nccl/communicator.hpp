@@ -26,6 +26,7 @@
 #include "collectives.hpp"
 #include "collectives_v.hpp"
 #include "control.hpp"
+#include "device_memory.hpp"
 #include "enqueue.hpp"
 #include "handle.hpp"
 #include "host_channel.hpp"
@@ -43,6 +44,7 @@ class communicator {
   using native_type = ncclComm_t;
   using options_type = options;
   using stream_type = cudaStream_t;
+  using memory_space = detail::device_memory;  // redistribute's blocks: device memory, this stream
 
   /// An invalid communicator (what split() returns to ranks with dm::no_color).
   communicator() = default;

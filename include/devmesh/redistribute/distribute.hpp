@@ -36,38 +36,45 @@ dynamic_sharding<Layout> without_partial(const basic_sharding<Layout, S>& spec) 
 /// distribute's collective: `now` becomes this rank's block under `sent` (no Partial) of the
 /// tensor `src` that the rank at index `root` of `group` (the whole mesh's) holds: a broadcast
 /// where `sent` shards nothing, else an all_to_allv in which the root sends each rank its block.
-template <class Layout, class Comm, class E, class T>
+template <class Layout, class Comm, class E, class T, class B>
 void scatter_from_root(const device_mesh<Layout, Comm>& mesh, const dynamic_sharding<Layout>& whole,
                        const dynamic_sharding<Layout>& sent, const E& ext, const T* src, int root,
-                       const std::vector<int>& group, std::vector<T>& now, step_buffers<T>& b) {
+                       const std::vector<int>& group, typename B::scratch& now, B& b) {
   (void)mesh.flattened_comm(all_dims_of<Layout>());  // made now, by every rank, before the branches
   const int pos = mesh.position(), me = static_cast<int>(std::find(group.begin(), group.end(), pos) - group.begin());
-  now.assign(static_cast<std::size_t>(sent.local_size(ext, pos)), T{});
+  now.resize(static_cast<std::size_t>(sent.local_size(ext, pos)));
   bool sharded = false;
   for (int d = 0; d < Layout::ndim; ++d) sharded = sharded || sent.table().at[d].is_shard();
   if (!sharded) {  // every rank's block is the whole tensor
-    if (me == root) std::copy_n(src, now.size(), now.begin());
+    if (me == root) b.copy(now.data(), src, now.size());
     return collective_on_dims<T>(mesh, all_dims_of<Layout>(), "broadcast", now.size(), [&](const auto& cc, auto... w) {
-      cc.broadcast(now.data(), now.size(), root, {}, w...);
+      cc.broadcast(now.data(), now.size(), root, b.stream, w...);
     });
   }
   const std::size_t n = group.size();
   std::vector<std::size_t> send_counts(n), recv_counts(n), packed;
-  b.send.clear();
-  if (me == root)
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto count = static_cast<std::size_t>(
-          for_each_shared_run(whole, pos, sent, group[i], ext, [&](tensor_index k, tensor_index o, tensor_index len) {
-            if (static_cast<int>(i) == me) std::copy_n(src + k, len, now.begin() + o);
-            else b.send.insert(b.send.end(), src + k, src + k + len);
-          }));
-      if (static_cast<int>(i) != me) send_counts[i] = count;
-    }
-  else
+  if (me == root) {
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (static_cast<int>(i) != me) total += send_counts[i] = static_cast<std::size_t>(sent.local_size(ext, group[i]));
+    b.send.resize(total);
+    auto own = b.runs(src, now.data());
+    auto pack = b.runs(src, b.send.data());
+    tensor_index at = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      for_each_shared_run(whole, pos, sent, group[i], ext, [&](tensor_index k, tensor_index o, tensor_index len) {
+        if (static_cast<int>(i) == me) return own(k, o, len);
+        pack(k, at, len);
+        at += len;
+      });
+    own.flush(), pack.flush();
+  } else {
     recv_counts[static_cast<std::size_t>(root)] = now.size();
+  }
   collective_on_dims<T>(mesh, all_dims_of<Layout>(), "all_to_allv", now.size(), [&](const auto& cc, auto... w) {
     cc.all_to_allv(b.send.data(), std::span<const std::size_t>(send_counts), std::span<const std::size_t>(packed),
-                   now.data(), std::span<const std::size_t>(recv_counts), std::span<const std::size_t>(packed), {}, w...);
+                   now.data(), std::span<const std::size_t>(recv_counts), std::span<const std::size_t>(packed), b.stream,
+                   w...);
   });
 }
 
@@ -78,8 +85,8 @@ void scatter_from_root(const device_mesh<Layout, Comm>& mesh, const dynamic_shar
 template <class Layout, class Comm, class S, class E, std::ranges::contiguous_range In,
           std::ranges::contiguous_range Out>
 void full_tensor(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
-                 const In& local, Out&& full) {
-  redistribute(mesh, spec, dynamic_sharding<Layout>(spec.mesh()), ext, local, std::forward<Out>(full));
+                 const In& local, Out&& full, typename Comm::stream_type stream = {}) {
+  redistribute(mesh, spec, dynamic_sharding<Layout>(spec.mesh()), ext, local, std::forward<Out>(full), stream);
 }
 
 /// PyTorch's distribute_tensor(..., src_data_rank=None): every rank holds the whole tensor
@@ -88,8 +95,8 @@ void full_tensor(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Lay
 template <class Layout, class Comm, class S, class E, std::ranges::contiguous_range In,
           std::ranges::contiguous_range Out>
 void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
-                const In& full, Out&& local) {
-  redistribute(mesh, dynamic_sharding<Layout>(spec.mesh()), spec, ext, full, std::forward<Out>(local));
+                const In& full, Out&& local, typename Comm::stream_type stream = {}) {
+  redistribute(mesh, dynamic_sharding<Layout>(spec.mesh()), spec, ext, full, std::forward<Out>(local), stream);
 }
 
 /// PyTorch's distribute_tensor(..., src_data_rank=root): only the rank at index `root` of the
@@ -101,15 +108,17 @@ void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layo
 template <class Layout, class Comm, class S, class E, std::ranges::contiguous_range In,
           std::ranges::contiguous_range Out>
 void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
-                const In& full, Out&& local, int root) {
+                const In& full, Out&& local, int root, typename Comm::stream_type stream = {}) {
   using T = std::ranges::range_value_t<Out>;
+  using space = detail::memory_space_t<Comm>;
   static_assert(std::is_same_v<std::remove_cv_t<std::ranges::range_value_t<In>>, T>,
                 "devmesh: distribute: full and local must hold the same element type");
   static_assert(detail::runs_redistribute<Comm, T>,
-                "devmesh: distribute needs a backend on host memory with the v-collectives all_to_allv and "
-                "reduce_scatterv: the MPI backend; the NCCL backend (device memory) not yet");
+                "devmesh: distribute needs a backend with the v-collectives all_to_allv and reduce_scatterv and a "
+                "memory space for its stream type (redistribute/memory.hpp): the MPI and NCCL backends");
   if (!mesh.is_member())
     throw mesh_error("devmesh: distribute on " + to_string(mesh) + ": this rank is not a member of the mesh");
+  space::check_usable("distribute");
   const auto& m = mesh.layout();
   const dynamic_sharding<Layout> whole(spec.mesh());
   const auto sent = detail::without_partial(spec);
@@ -130,11 +139,11 @@ void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layo
                        : detail::redistribute_error(call, mesh, spec, spec, ext, nullptr, n_local, nullptr, n_local,
                                                     sizeof(T));  // full is not read here
   detail::agree_on_call(mesh, call, error, true);  // only the root can check full: always agreed (a one-off call)
-  auto& b = detail::step_buffers<T>::of_this_thread();
-  detail::scatter_from_root(mesh, whole, sent, ext, std::ranges::data(full), root, group, b.recv, b);
   T* dst = std::ranges::data(local);
-  detail::run_plan(mesh, last, ext, std::span<const T>(b.recv), std::span<T>(dst, n_local), b);
-  b.release_large();
+  detail::with_step_buffers<T, space>(stream, [&](auto& b) {
+    detail::scatter_from_root(mesh, whole, sent, ext, std::ranges::data(full), root, group, b.recv, b);
+    detail::run_plan(mesh, last, ext, std::span<const T>(b.recv.data(), b.recv.size()), std::span<T>(dst, n_local), b);
+  });
 }
 
 /// The checks of PyTorch's DTensor.from_local(..., run_check=True): this rank's block `local`

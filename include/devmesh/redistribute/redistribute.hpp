@@ -5,9 +5,10 @@
 //
 //   dm::redistribute(mesh, from, to, dm::dextents<2>(13, 6), in, out);   // every rank of mesh
 //
-// Host memory, on backends with the v-collectives all_to_allv and reduce_scatterv (the MPI
-// backend). Every rank of the mesh calls it with the same specs and extents; a step over
-// several dims that has no communicator yet makes one, collectively as flatten() does.
+// On backends with the v-collectives all_to_allv and reduce_scatterv: MPI (host memory) and
+// NCCL (device memory and a stream: the steps' copies are enqueued on it too, memory.hpp).
+// Every rank of the mesh calls it with the same specs and extents; a step over several dims
+// that has no communicator yet makes one, collectively as flatten() does.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -24,21 +25,32 @@
 #include "../sharding/plan.hpp"
 #include "../sharding/spec.hpp"
 #include "../sharding/text.hpp"
+#include "memory.hpp"
 #include "steps.hpp"
 
 namespace devmesh {
 
 namespace detail {
 
-/// What the steps (steps.hpp: packing on the host, std::vector scratch) need: a backend on
-/// host memory (no stream) with the v-collectives. The NCCL backend has the v-collectives
-/// (nccl/collectives_v.hpp) but works on device memory, which the steps do not pack yet.
+/// What the steps (steps.hpp) need: the v-collectives, and a memory space for the backend's
+/// stream type (memory.hpp: the host's for a backend without streams, else Comm::memory_space).
 template <class Comm, class T>
-concept runs_redistribute = std::is_same_v<typename Comm::stream_type, no_stream> &&
+concept runs_redistribute = step_memory<memory_space_t<Comm>, typename Comm::stream_type> &&
                             requires(const Comm& c, const T* s, T* r, std::span<const std::size_t> n, op o) {
                               c.all_to_allv(s, n, n, r, n, n, typename Comm::stream_type{});
                               c.reduce_scatterv(s, r, n, o, typename Comm::stream_type{});
                             };
+
+/// Throws mesh_error, alike on every rank, when a step of the plan averages integers on a
+/// device backend: NCCL's average is for floating types (MPI's rounds: mpi/average.hpp).
+template <class Comm, class T, class Call, int N>
+void check_average_type(const Call& call, const redistribute_plan<N>& plan) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<memory_space_t<Comm>, host_memory>)
+    for (const auto& s : plan)
+      if ((s.kind == step_kind::all_reduce || s.kind == step_kind::reduce_scatter) && s.op == reduction::avg)
+        throw mesh_error(call() + ": a Partial(avg) of an integer type on the NCCL backend (ncclAvg is for floating "
+                                  "types; reduce a sum and divide, or use a floating type)");
+}
 
 /// The call as every rank must describe it alike: the specs, the mesh, the extents, the type.
 template <class T, class Layout, class Comm, class S1, class S2, class E>
@@ -85,6 +97,7 @@ template <class Call, class Layout, class Comm, int N, class E>
 void check_int_counts(const Call& call, const device_mesh<Layout, Comm>& mesh, const redistribute_plan<N>& plan,
                       const E& ext) {
   constexpr tensor_index int_max = 2147483647;
+  if constexpr (!std::is_same_v<memory_space_t<Comm>, host_memory>) return;  // NCCL counts are size_t
   if (ext.size() <= int_max) return;
   const auto& m = mesh.layout();
   for (const auto& s : plan)
@@ -102,36 +115,42 @@ void check_int_counts(const Call& call, const device_mesh<Layout, Comm>& mesh, c
 
 /// Moves this rank's block `in` of a tensor of global extents ext, laid out as spec `from`
 /// says, to its block `out` under spec `to` (both blocks row-major, contiguous ranges of one
-/// element type). Collective over the mesh: every rank calls it with the same specs and
-/// extents. Sizes that do not match the specs, overlapping buffers or a non-member throw
-/// mesh_error before any communication (on every rank with DEVMESH_CHECK_COLLECTIVES=1,
-/// which also checks that the ranks describe the call alike); so do, on every rank, the pairs
-/// plan_redistribute refuses (chunking::padded specs, placements on an alias) and blocks too
-/// large for MPI's int counts.
+/// element type, in the backend's memory: host memory for MPI, device memory for NCCL, where
+/// every copy and collective is enqueued on `stream` and the call returns without waiting
+/// for them, as NCCL's collectives do). Collective over the mesh: every rank calls it with
+/// the same specs and extents. Sizes that do not match the specs, overlapping buffers or a
+/// non-member throw mesh_error before any communication (on every rank with
+/// DEVMESH_CHECK_COLLECTIVES=1, which also checks that the ranks describe the call alike); so
+/// do, on every rank, the pairs plan_redistribute refuses (chunking::padded specs, placements
+/// on an alias), blocks too large for MPI's int counts and integer averages on NCCL.
 template <class Layout, class Comm, class S1, class S2, class E, std::ranges::contiguous_range In,
           std::ranges::contiguous_range Out>
 void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
-                  const basic_sharding<Layout, S2>& to, const E& ext, const In& in, Out&& out) {
+                  const basic_sharding<Layout, S2>& to, const E& ext, const In& in, Out&& out,
+                  typename Comm::stream_type stream = {}) {
   using T = std::ranges::range_value_t<Out>;
+  using space = detail::memory_space_t<Comm>;
   static_assert(std::is_same_v<std::remove_cv_t<std::ranges::range_value_t<In>>, T>,
                 "devmesh: redistribute: in and out must hold the same element type");
   static_assert(!std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<Out>>>,
                 "devmesh: redistribute: out must be writable");
   static_assert(detail::runs_redistribute<Comm, T>,
-                "devmesh: redistribute needs a backend on host memory with the v-collectives all_to_allv and "
-                "reduce_scatterv: the MPI backend; the NCCL backend (device memory) not yet");
+                "devmesh: redistribute needs a backend with the v-collectives all_to_allv and reduce_scatterv and a "
+                "memory space for its stream type (redistribute/memory.hpp): the MPI and NCCL backends");
   const auto* src = std::ranges::data(in);
   T* dst = std::ranges::data(out);
   const std::size_t n_in = std::ranges::size(in), n_out = std::ranges::size(out);
   if (!mesh.is_member())
     throw mesh_error("devmesh: redistribute on " + to_string(mesh) + ": this rank is not a member of the mesh");
+  space::check_usable("redistribute");
   const auto call = [&] { return detail::redistribute_call<T>(mesh, from, to, ext); };
   const auto plan = plan_redistribute(from, to);  // the pairs it refuses throw alike on every rank
   detail::check_int_counts(call, mesh, plan, ext);  // so do blocks too large for int counts
+  detail::check_average_type<Comm, T>(call, plan);  // and integer averages on NCCL
   detail::agree_on_call(mesh, call, detail::redistribute_error(call, mesh, from, to, ext, src, n_in, dst, n_out, sizeof(T)));
-  auto& b = detail::step_buffers<T>::of_this_thread();
-  detail::run_plan(mesh, plan, ext, std::span<const T>(src, n_in), std::span<T>(dst, n_out), b);
-  b.release_large();
+  detail::with_step_buffers<T, space>(stream, [&](auto& b) {
+    detail::run_plan(mesh, plan, ext, std::span<const T>(src, n_in), std::span<T>(dst, n_out), b);
+  });
 }
 
 }  // namespace devmesh

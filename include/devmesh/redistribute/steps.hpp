@@ -2,8 +2,11 @@
 // one rank, from the block it holds under the step's `before` spec to the one it holds under
 // `after`. Elements travel packed in global row-major order (sharding/block_overlap.hpp), so
 // sender and receiver agree on them without sending indices; uneven and empty blocks use the
-// backend's v-collectives (a count per rank), never padding. Rows are copied as runs, and the
-// buffers are the calling thread's, reused from call to call (no allocation once warm).
+// backend's v-collectives (a count per rank), never padding. Blocks live in the backend's memory
+// space (memory.hpp: the host's, or the device's on NCCL, every copy and collective on the
+// call's stream); rows are copied as runs. On the host the buffers are the calling thread's,
+// reused from call to call (no allocation once warm); on a device they are the call's,
+// stream-ordered.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -17,6 +20,7 @@
 #include "../sharding/block_overlap.hpp"
 #include "../sharding/plan.hpp"
 #include "../sharding/plan_cost.hpp"
+#include "memory.hpp"
 
 namespace devmesh::detail {
 
@@ -26,24 +30,52 @@ namespace devmesh::detail {
   throw mesh_error("devmesh: redistribute: internal error in a " + std::string(kind) + " step: " + what);
 }
 
-/// The buffers of one thread's redistribute calls of element type T: the block before and
-/// after a step, and what a collective sends and receives. Reused, so that a warm call
-/// allocates nothing (a call must not re-enter redistribute: none does).
-template <class T>
+/// The buffers of a redistribute call of element type T in memory Space: the block before
+/// and after a step, and what a collective sends and receives (Space's scratch), and the
+/// counts (host vectors); the call's stream. On the host, the calling thread's, reused (a
+/// call must not re-enter redistribute: none does); on a device, the call's.
+template <class T, class Space = host_memory>
 struct step_buffers {
-  std::vector<T> now, next, send, recv;
+  using space = Space;
+  using stream_type = typename Space::stream_type;
+  using scratch = typename Space::template scratch<T>;
+  stream_type stream;
+  scratch now, next, send, recv;
   std::vector<int> group;
   std::vector<std::size_t> sent, received, send_at, recv_at;
-  static step_buffers& of_this_thread() {
+
+  explicit step_buffers(stream_type s = {}) : stream(s), now(s), next(s), send(s), recv(s) {}
+  static step_buffers& of_this_thread()
+    requires std::is_same_v<Space, host_memory>
+  {
     thread_local step_buffers b;
     return b;
   }
-  /// After a call: a buffer over 64 MiB is given back (a large tensor's blocks are not kept).
+  /// After a call: a host buffer over 64 MiB is given back (a large tensor's blocks are not kept).
   void release_large() noexcept {
-    for (auto* v : {&now, &next, &send, &recv})
-      if (v->capacity() * sizeof(T) > (std::size_t{64} << 20)) std::vector<T>().swap(*v);
+    for (auto* v : {&now, &next, &send, &recv}) v->release_large();
   }
+  /// n elements from src to dst, on the call's stream.
+  void copy(T* dst, const T* src, std::size_t n) {
+    if (n) Space::copy_rows(dst, n, src, n, n, 1, stream);
+  }
+  /// A copier of runs from src to dst (memory.hpp), on the call's stream.
+  run_copies<Space, T> runs(const T* src, T* dst) const { return {src, dst, stream}; }
 };
+
+/// f(b) with the buffers of a redistribute call in Space on stream s: the thread's on the
+/// host (large ones released after), the call's on a device.
+template <class T, class Space, class F>
+void with_step_buffers(typename Space::stream_type s, F&& f) {
+  if constexpr (std::is_same_v<Space, host_memory>) {
+    auto& b = step_buffers<T, Space>::of_this_thread();
+    f(b);
+    b.release_large();
+  } else {
+    step_buffers<T, Space> b(s);
+    f(b);
+  }
+}
 
 /// The positions of the step's group that holds `position`, in the order of the group's
 /// communicator (row-major over the dims in mesh order), into q; returns this position's index.
@@ -79,20 +111,21 @@ shared_range range_of_shared(const SpecA& a, int p, const SpecB& b, int q, const
 }
 
 /// A local step: a slice, or a Partial target (zeros where the sum must not count twice).
-template <class Mesh, int N, class E, class T>
-void run_local(const Mesh& m, const plan_step<N>& s, const E& ext, int pos, std::span<const T> in, std::span<T> out) {
-  const auto a = spec_of_table(m, s.before), b = spec_of_table(m, s.after);
+template <class Mesh, int N, class E, class T, class B>
+void run_local(const Mesh& m, const plan_step<N>& s, const E& ext, int pos, std::span<const T> in, std::span<T> out,
+               B& b) {
+  const auto a = spec_of_table(m, s.before), c = spec_of_table(m, s.after);
   bool may_zero = false, zero_all = false;  // R -> P(sum): the value stays on coordinate 0 only
   for (int d = 0; d < Mesh::ndim; ++d) {
     if (!s.after.at[d].is_partial() || s.before.at[d].is_partial() || s.after.at[d].op != reduction::sum) continue;
     may_zero = true;
     zero_all = zero_all || (s.before.at[d].is_replicate() && m.coordinate_unchecked(pos, d) != 0);
   }
-  if (may_zero) std::fill(out.begin(), out.end(), T{});
+  if (may_zero) B::space::zero(out.data(), out.size(), b.stream);
   if (zero_all) return;
-  const tensor_index kept = for_each_shared_run(a, pos, b, pos, ext, [&](tensor_index i, tensor_index o, tensor_index n) {
-    std::copy_n(in.begin() + i, n, out.begin() + o);
-  });
+  auto copy = b.runs(in.data(), out.data());
+  const tensor_index kept = for_each_shared_run(a, pos, c, pos, ext, copy);
+  copy.flush();
   if (kept != static_cast<tensor_index>(out.size()) && !may_zero)
     fail_step("local", "the new block has elements the old one lacks");
   if (may_zero && kept != a.local_size(ext, pos))  // a Partial(sum) block keeps every element it held
@@ -123,38 +156,44 @@ void check_step_comm(const DeviceMesh& mesh, unsigned group, int size, int me) {
 }
 
 /// An all_reduce over the step's group: the block stays, its values are reduced.
-template <class DeviceMesh, int N, class T>
+template <class DeviceMesh, int N, class T, class B>
 void run_all_reduce(const DeviceMesh& mesh, const plan_step<N>& s, int pos, std::span<const T> in, std::span<T> out,
-                    step_buffers<T>& b) {
+                    B& b) {
   const int me = group_positions(mesh.layout(), s.group, pos, b.group);
   check_step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
   collective_on_dims<T>(mesh, s.group, "all_reduce", in.size(), [&](const auto& c, auto... watch) {
-    c.all_reduce(in.data(), out.data(), in.size(), to_op<op>(s.op), {}, watch...);
+    c.all_reduce(in.data(), out.data(), in.size(), to_op<op>(s.op), b.stream, watch...);
   });
+}
+
+/// reduce_scatter of an integer average: an all_reduce (which rounds as the backend's
+/// all_reduce does), then this rank's part kept.
+template <class DeviceMesh, int N, class Spec, class E, class T, class B>
+void run_integer_average(const DeviceMesh& mesh, const plan_step<N>& s, const Spec& before, const Spec& after,
+                         const E& ext, int pos, std::span<const T> in, std::span<T> out, B& b) {
+  b.send.resize(in.size());
+  b.copy(b.send.data(), in.data(), in.size());
+  collective_on_dims<T>(mesh, s.group, "all_reduce", b.send.size(), [&](const auto& cc, auto... watch) {
+    cc.all_reduce(b.send.data(), b.send.data(), b.send.size(), op::avg, b.stream, watch...);
+  });
+  auto copy = b.runs(b.send.data(), out.data());
+  for_each_shared_run(before, pos, after, pos, ext, copy);
+  copy.flush();
 }
 
 /// A reduce_scatter: every rank of the group holds the same block (the group is Partial);
 /// rank i keeps the reduction of its part. The parts go packed in the group's order: read in
 /// place when the block already is (rows), else packed; the result lands in place when this
 /// rank's part is one range of its new block.
-template <class DeviceMesh, int N, class E, class T>
+template <class DeviceMesh, int N, class E, class T, class B>
 void run_reduce_scatter(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, int pos, std::span<const T> in,
-                        std::span<T> out, step_buffers<T>& b) {
+                        std::span<T> out, B& b) {
   const auto& m = mesh.layout();
   const auto before = spec_of_table(m, s.before), after = spec_of_table(m, s.after);
   const int me = group_positions(m, s.group, pos, b.group);
   check_step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
   if constexpr (std::is_integral_v<T>)
-    if (s.op == reduction::avg) {  // integer averages round as the backend's all_reduce does
-      b.send.assign(in.begin(), in.end());
-      collective_on_dims<T>(mesh, s.group, "all_reduce", b.send.size(), [&](const auto& cc, auto... watch) {
-        cc.all_reduce(b.send.data(), b.send.data(), b.send.size(), op::avg, {}, watch...);
-      });
-      for_each_shared_run(before, pos, after, pos, ext, [&](tensor_index i, tensor_index o, tensor_index n) {
-        std::copy_n(b.send.begin() + i, n, out.begin() + o);
-      });
-      return;
-    }
+    if (s.op == reduction::avg) return run_integer_average(mesh, s, before, after, ext, pos, in, out, b);
   b.received.clear();
   bool in_order = true;  // every part one range of the block, in the group's order
   std::size_t packed = 0;
@@ -168,12 +207,14 @@ void run_reduce_scatter(const DeviceMesh& mesh, const plan_step<N>& s, const E& 
   const T* send = in.data();
   if (!in_order || packed != in.size()) {
     b.send.resize(packed);
-    std::size_t at = 0;
+    tensor_index at = 0;
+    auto copy = b.runs(in.data(), b.send.data());
     for (int q : b.group)
       for_each_shared_run(before, pos, after, q, ext, [&](tensor_index i, tensor_index, tensor_index k) {
-        std::copy_n(in.begin() + i, k, b.send.begin() + static_cast<std::ptrdiff_t>(at));
-        at += static_cast<std::size_t>(k);
+        copy(i, at, k);
+        at += k;
       });
+    copy.flush();
     send = b.send.data();
   }
   const shared_range mine = range_of_shared(after, pos, after, pos, ext, true);
@@ -182,42 +223,62 @@ void run_reduce_scatter(const DeviceMesh& mesh, const plan_step<N>& s, const E& 
   T* recv = direct ? out.data() : b.recv.data();
   collective_on_dims<T>(mesh, s.group, "reduce_scatterv", b.received[static_cast<std::size_t>(me)],
                         [&](const auto& cc, auto... watch) {
-                          cc.reduce_scatterv(send, recv, std::span<const std::size_t>(b.received), to_op<op>(s.op), {},
-                                             watch...);
+                          cc.reduce_scatterv(send, recv, std::span<const std::size_t>(b.received), to_op<op>(s.op),
+                                             b.stream, watch...);
                         });
   if (direct) return;
-  std::size_t k = 0;
+  tensor_index k = 0;
+  auto copy = b.runs(b.recv.data(), out.data());
   for_each_shared_run(after, pos, after, pos, ext, [&](tensor_index, tensor_index o, tensor_index n) {
-    std::copy_n(b.recv.begin() + static_cast<std::ptrdiff_t>(k), n, out.begin() + o);
-    k += static_cast<std::size_t>(n);
+    copy(k, o, n);
+    k += n;
   });
+  copy.flush();
 }
 
 /// run_exchange's send side when it cannot send in place: every peer's elements packed into
 /// b.send in the group's order (b.send_at their offsets); returns b.send's data.
-template <class Spec, class E, class T>
+template <class Spec, class E, class T, class B>
 const T* pack_sends(const Spec& before, const Spec& after, int pos, int me, const E& ext, std::span<const T> in,
-                    std::size_t total, step_buffers<T>& b) {
+                    std::size_t total, B& b) {
   b.send.resize(total);
-  std::size_t at = 0;
+  tensor_index at = 0;
+  auto copy = b.runs(in.data(), b.send.data());
   for (std::size_t i = 0; i < b.group.size(); ++i) {
-    b.send_at[i] = at;
+    b.send_at[i] = static_cast<std::size_t>(at);
     if (static_cast<int>(i) != me)
       for_each_shared_run(before, pos, after, b.group[i], ext, [&](tensor_index k, tensor_index, tensor_index len) {
-        std::copy_n(in.begin() + k, len, b.send.begin() + static_cast<std::ptrdiff_t>(at));
-        at += static_cast<std::size_t>(len);
+        copy(k, at, len);
+        at += len;
       });
   }
+  copy.flush();
   return b.send.data();
+}
+
+/// run_exchange's receive side when it could not receive in place: each peer's elements,
+/// packed in b.recv at b.recv_at, to their places in out.
+template <class Spec, class E, class T, class B>
+void unpack_receives(const Spec& before, const Spec& after, int pos, int me, const E& ext, std::span<T> out, B& b) {
+  auto copy = b.runs(b.recv.data(), out.data());
+  for (std::size_t i = 0; i < b.group.size(); ++i) {
+    auto at = static_cast<tensor_index>(b.recv_at[i]);
+    if (static_cast<int>(i) != me)
+      for_each_shared_run(before, b.group[i], after, pos, ext, [&](tensor_index, tensor_index o, tensor_index len) {
+        copy(at, o, len);
+        at += len;
+      });
+  }
+  copy.flush();
 }
 
 /// An all_gather or all_to_all: each rank sends every other rank of the group the elements
 /// of its new block that it holds, and keeps its own; nothing else moves. A side whose
 /// every peer's elements are one range of its block sends or receives in place (rows);
 /// otherwise it packs or unpacks.
-template <class DeviceMesh, int N, class E, class T>
+template <class DeviceMesh, int N, class E, class T, class B>
 void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, int pos, std::span<const T> in,
-                  std::span<T> out, step_buffers<T>& b) {
+                  std::span<T> out, B& b) {
   const auto& m = mesh.layout();
   const auto before = spec_of_table(m, s.before), after = spec_of_table(m, s.after);
   const int me = group_positions(m, s.group, pos, b.group);
@@ -246,35 +307,27 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
   }
   collective_on_dims<T>(mesh, s.group, "all_to_allv", total_received, [&](const auto& cc, auto... watch) {
     cc.all_to_allv(send, std::span<const std::size_t>(b.sent), std::span<const std::size_t>(b.send_at), recv,
-                   std::span<const std::size_t>(b.received), std::span<const std::size_t>(b.recv_at), {}, watch...);
+                   std::span<const std::size_t>(b.received), std::span<const std::size_t>(b.recv_at), b.stream,
+                   watch...);
   });
-  std::size_t filled = static_cast<std::size_t>(
-      for_each_shared_run(before, pos, after, pos, ext, [&](tensor_index k, tensor_index o, tensor_index len) {
-        std::copy_n(in.begin() + k, len, out.begin() + o);
-      }));
+  auto keep = b.runs(in.data(), out.data());
+  std::size_t filled = static_cast<std::size_t>(for_each_shared_run(before, pos, after, pos, ext, keep));
+  keep.flush();
   filled += total_received;
-  if (!recv_in_place)
-    for (std::size_t i = 0; i < n; ++i) {
-      std::size_t at = b.recv_at[i];
-      if (static_cast<int>(i) != me)
-        for_each_shared_run(before, b.group[i], after, pos, ext, [&](tensor_index, tensor_index o, tensor_index len) {
-          std::copy_n(b.recv.begin() + static_cast<std::ptrdiff_t>(at), len, out.begin() + o);
-          at += static_cast<std::size_t>(len);
-        });
-    }
+  if (!recv_in_place) unpack_receives(before, after, pos, me, ext, out, b);
   if (filled != out.size()) fail_step(step_name(s.kind), "the new block is not covered by the group's blocks");
 }
 
 /// Every step of plan p on this rank: `in`, its block under the plan's first spec, becomes
-/// `out`, its block under the last. Intermediate blocks live in the thread's buffers; the
-/// first step reads `in` and the last writes `out` (no copy in or out).
-template <class DeviceMesh, int N, class E, class T>
+/// `out`, its block under the last. Intermediate blocks live in b; the first step reads `in`
+/// and the last writes `out` (no copy in or out). Everything on b's stream.
+template <class DeviceMesh, int N, class E, class T, class B>
 void run_plan(const DeviceMesh& mesh, const redistribute_plan<N>& p, const E& ext, std::span<const T> in,
-              std::span<T> out, step_buffers<T>& b) {
+              std::span<T> out, B& b) {
   const int pos = mesh.position();
   if (p.count == 0) {
     if (in.size() != out.size()) fail_step("last", "an empty plan between blocks of different sizes");
-    std::copy(in.begin(), in.end(), out.begin());
+    b.copy(out.data(), in.data(), in.size());
     return;
   }
   std::span<const T> from = in;
@@ -289,9 +342,9 @@ void run_plan(const DeviceMesh& mesh, const redistribute_plan<N>& p, const E& ex
     const auto size = static_cast<std::size_t>(spec_of_table(mesh.layout(), s.after).local_size(ext, pos));
     if (last && size != out.size()) fail_step("last", "the plan's result does not have the target's size");
     if (!last) b.next.resize(size);
-    const std::span<T> to = last ? out : std::span<T>(b.next);
+    const std::span<T> to = last ? out : std::span<T>(b.next.data(), size);
     switch (s.kind) {
-      case step_kind::local: run_local(mesh.layout(), s, ext, pos, from, to); break;
+      case step_kind::local: run_local(mesh.layout(), s, ext, pos, from, to, b); break;
       case step_kind::all_reduce: run_all_reduce(mesh, s, pos, from, to, b); break;
       case step_kind::reduce_scatter: run_reduce_scatter(mesh, s, ext, pos, from, to, b); break;
       case step_kind::all_gather:
@@ -299,7 +352,7 @@ void run_plan(const DeviceMesh& mesh, const redistribute_plan<N>& p, const E& ex
     }
     if (!last) {
       b.now.swap(b.next);
-      from = std::span<const T>(b.now);
+      from = std::span<const T>(b.now.data(), size);
     }
   }
 }

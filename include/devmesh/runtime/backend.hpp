@@ -125,8 +125,10 @@ concept stream_watchable = requires(const C& c, int to, int& from, const std::ui
 /// describes the mesh there), rethrowing its exception once the duplicate is done.
 ///
 /// Two optional typed members, the v-collectives (both backends have them; dm::redistribute
-/// runs on a host backend that has them, and gives any other backend a static_assert; counts
-/// and displacements in elements, empty displacements meaning packed in rank order):
+/// runs on a backend that has them, and gives any other backend a static_assert; counts and
+/// displacements in elements, empty displacements meaning packed in rank order,
+/// runtime/block_starts.hpp). A backend on device memory also names its memory space for
+/// redistribute's blocks, `using memory_space = ...;` (redistribute/memory.hpp).
 ///
 ///   template <class T> void all_to_allv(const T* send, std::span<const std::size_t> send_counts,
 ///       std::span<const std::size_t> send_at, T* recv, std::span<const std::size_t> recv_counts,

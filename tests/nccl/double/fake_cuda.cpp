@@ -276,6 +276,29 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind
   return local_op(s, [=] { std::memmove(dst, src, n); });
 }
 
+// Rows of a 2-D copy: as cudaMemcpyAsync for each row, in one work (device-to-device: queued).
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                              cudaMemcpyKind kind, cudaStream_t s) {
+  if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
+  if (kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  return local_op(s, [=] {
+    for (size_t r = 0; r < height; ++r)
+      std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width);
+  });
+}
+
+// Stream-ordered allocation: the memory is the caller's from now on in stream order (the double
+// allocates at once); a stream-ordered free happens once the work queued before it is done.
+cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t) { return cudaMalloc(p, n); }
+
+cudaError_t cudaFreeAsync(void* p, cudaStream_t s) {
+  if (!p) return cudaSuccess;
+  return local_op(s, [p] {  // in a work: the double's mutex is held
+    std::free(p);
+    --fake::live_allocs;
+  });
+}
+
 cudaError_t cudaMemset(void* p, int v, size_t n) {
   fake::lock lk(fake::mutex());
   device_sync(lk);

@@ -1,0 +1,134 @@
+// devmesh/redistribute/memory.hpp: where redistribute's blocks live and how its steps move
+// elements there. A backend on host memory (stream_type no_stream: MPI) gets host_memory;
+// a backend on device memory names its own as `Comm::memory_space` (NCCL:
+// nccl/device_memory.hpp), with the same members:
+//
+//   using stream_type;                          the backend's
+//   template <class T> class scratch;           scratch(stream); resize(n) (contents not kept),
+//                                               data(), size(), swap(); freed in stream order
+//   static void copy_rows(T* dst, size_t dst_pitch, const T* src, size_t src_pitch,
+//                         size_t width, size_t rows, stream_type);   pitches and width in elements
+//   static void zero(T* p, size_t n, stream_type);
+//   static void check_usable(const char* call);  throws where the steps cannot run (an NCCL group)
+//
+// Steps describe their copies as runs (sharding/block_overlap.hpp: for_each_shared_run);
+// run_copies turns the runs of one block pair into copy_rows calls: runs of equal length at
+// constant strides are one call (a block of a 2-D tensor: one cudaMemcpy2DAsync), so a device
+// step issues a few copies, not one per row. On the host each run is copied at once.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <type_traits>
+#include <vector>
+
+#include "../runtime/backend.hpp"
+#include "../sharding/extents.hpp"
+
+namespace devmesh::detail {
+
+/// The host's: std::vector scratch, std::copy_n.
+struct host_memory {
+  using stream_type = no_stream;
+  static constexpr bool copies_at_once = true;
+
+  template <class T>
+  class scratch {
+    std::vector<T> v_;
+
+   public:
+    scratch() = default;
+    explicit scratch(no_stream) {}
+    void resize(std::size_t n) { v_.resize(n); }
+    T* data() noexcept { return v_.data(); }
+    const T* data() const noexcept { return v_.data(); }
+    std::size_t size() const noexcept { return v_.size(); }
+    void swap(scratch& o) noexcept { v_.swap(o.v_); }
+    /// A buffer over 64 MiB is given back (a large tensor's blocks are not kept by the thread).
+    void release_large() noexcept {
+      if (v_.capacity() * sizeof(T) > (std::size_t{64} << 20)) std::vector<T>().swap(v_);
+    }
+  };
+
+  template <class T>
+  static void copy_rows(T* dst, std::size_t dst_pitch, const T* src, std::size_t src_pitch, std::size_t width,
+                        std::size_t rows, no_stream) {
+    for (std::size_t r = 0; r < rows; ++r) std::copy_n(src + r * src_pitch, width, dst + r * dst_pitch);
+  }
+  template <class T>
+  static void zero(T* p, std::size_t n, no_stream) {
+    std::fill_n(p, n, T{});
+  }
+  static void check_usable(const char*) noexcept {}
+};
+
+template <class Comm>
+struct memory_space_of {
+  using type = host_memory;
+};
+template <class Comm>
+  requires requires { typename Comm::memory_space; }
+struct memory_space_of<Comm> {
+  using type = typename Comm::memory_space;
+};
+/// The memory a backend's redistribute works on: Comm::memory_space, else the host's.
+template <class Comm>
+using memory_space_t = typename memory_space_of<Comm>::type;
+
+/// A memory space redistribute's steps can use on a backend with stream type S.
+template <class Space, class S>
+concept step_memory = std::is_same_v<typename Space::stream_type, S> &&
+                      requires(typename Space::template scratch<float>& b, float* p, const float* q, S s) {
+                        Space::copy_rows(p, std::size_t{}, q, std::size_t{}, std::size_t{}, std::size_t{}, s);
+                        Space::zero(p, std::size_t{}, s);
+                        Space::check_usable("");
+                        b.resize(std::size_t{});
+                      };
+
+/// Copies runs src[i, i + n) -> dst[o, o + n) (elements), given in increasing order of both i
+/// and o as for_each_shared_run gives them; flush() issues what is pending (call it before
+/// anything reads dst). On a space that copies at once, each run is copied when given.
+template <class Space, class T>
+class run_copies {
+  const T* src_;
+  T* dst_;
+  typename Space::stream_type stream_;
+  tensor_index first_src_ = 0, first_dst_ = 0, last_src_ = 0, last_dst_ = 0, src_pitch_ = 0, dst_pitch_ = 0;
+  tensor_index width_ = 0, rows_ = 0;
+
+ public:
+  run_copies(const T* src, T* dst, typename Space::stream_type s) : src_(src), dst_(dst), stream_(s) {}
+  run_copies(const run_copies&) = delete;
+  run_copies& operator=(const run_copies&) = delete;
+
+  void operator()(tensor_index i, tensor_index o, tensor_index n) {
+    if constexpr (Space::copies_at_once) {
+      std::copy_n(src_ + i, n, dst_ + o);
+    } else {
+      if (n == 0) return;
+      if (rows_ > 0 && n == width_ && extends(i, o)) {
+        if (rows_ == 1) src_pitch_ = i - last_src_, dst_pitch_ = o - last_dst_;
+        last_src_ = i, last_dst_ = o, ++rows_;
+        return;
+      }
+      flush();
+      first_src_ = last_src_ = i, first_dst_ = last_dst_ = o, width_ = n, rows_ = 1;
+    }
+  }
+  void flush() {
+    if (rows_ == 0) return;
+    const auto z = [](tensor_index v) { return static_cast<std::size_t>(v); };
+    Space::copy_rows(dst_ + first_dst_, z(rows_ > 1 ? dst_pitch_ : width_), src_ + first_src_,
+                     z(rows_ > 1 ? src_pitch_ : width_), z(width_), z(rows_), stream_);
+    rows_ = 0;
+  }
+
+ private:
+  // The run is the next row of the pending ones: the second sets the pitches (at least the
+  // width on both sides: rows do not overlap), later ones keep them.
+  bool extends(tensor_index i, tensor_index o) const {
+    if (rows_ == 1) return i - last_src_ >= width_ && o - last_dst_ >= width_;
+    return i - last_src_ == src_pitch_ && o - last_dst_ == dst_pitch_;
+  }
+};
+
+}  // namespace devmesh::detail
