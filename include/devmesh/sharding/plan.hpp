@@ -119,7 +119,8 @@ constexpr placement_table<N> normalized(placement_table<N> t, const application_
     if (!t.ordered(k)) continue;
     const auto c = dims_in_shard_order(t, o, k);
     bool in_application_order = true;
-    for (int i = 1; i < c.count; ++i) in_application_order = in_application_order && o.pos[c.dims[i - 1]] < o.pos[c.dims[i]];
+    // `&& i < N`: c.count <= N always, but g++ -O3 cannot see it (-Warray-bounds on a 1-D mesh)
+    for (int i = 1; i < c.count && i < N; ++i) in_application_order = in_application_order && o.pos[c.dims[i - 1]] < o.pos[c.dims[i]];
     for (int i = 0; i < c.count; ++i) t.order_rank[c.dims[i]] = in_application_order ? -1 : i;
   }
   return t;
@@ -167,7 +168,7 @@ constexpr bool appends_toward(const placement_table<N>& now, const placement_tab
 template <int N>
 constexpr bool applied_first(const shard_dims<N>& c, int count, const application_order<N>& o) {
   for (int i = 0; i < count; ++i)
-    for (int j = count; j < c.count; ++j)
+    for (int j = count; j < c.count && j < N; ++j)  // j < N: for g++ -O3's -Warray-bounds (as above)
       if (o.pos[c.dims[i]] > o.pos[c.dims[j]]) return false;
   return true;
 }
@@ -374,22 +375,26 @@ constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const 
   return candidates[best];
 }
 
-}  // namespace detail
+/// What plan_redistribute refuses in a spec's table (nullptr: nothing), and the dim concerned.
+template <class Mesh, int N>
+constexpr const char* unplannable(const placement_table<N>& t, int& dim) {
+  if (t.rule == chunking::padded) return "chunking::padded specs are not planned (uneven or even only)";
+  for (int d = Mesh::ndim; d < N; ++d)
+    if (!t.at[d].is_replicate()) return dim = d, "plans place on the mesh's own dims, not on the alias";
+  return nullptr;
+}
 
-/// The plan that moves a tensor from spec `from` to spec `to` (same mesh type; same mesh
-/// values, checked). O(dims^2), no heap; a constant for static specs.
+/// The plan between two specs (plan_redistribute's body).
 template <class Mesh, class S1, class S2>
-constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_redistribute(const basic_sharding<Mesh, S1>& from,
-                                                                        const basic_sharding<Mesh, S2>& to) {
+constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_of(const basic_sharding<Mesh, S1>& from,
+                                                             const basic_sharding<Mesh, S2>& to) {
   constexpr int N = Mesh::ndim_with_aliases, D = Mesh::ndim;
-  static_assert(N <= 32, "devmesh: redistribute: a plan's groups are bit sets of at most 32 dims");
   if constexpr (!Mesh::is_static)
-    if (!(from.mesh() == to.mesh())) detail::fail_plan("the two specs are on meshes of different sizes");
+    if (!(from.mesh() == to.mesh())) fail_plan("the two specs are on meshes of different sizes");
   // even cuts as uneven does (it only adds a check, which the specs' queries run): one rule
   const auto plannable = [](placement_table<N> t) {
-    if (t.rule == chunking::padded) detail::fail_plan("chunking::padded specs are not planned (uneven or even only)");
-    for (int d = D; d < N; ++d)
-      if (!t.at[d].is_replicate()) detail::fail_plan("plans place on the mesh's own dims, not on the alias", Mesh::name(d));
+    int dim = -1;
+    if (const char* why = unplannable<Mesh>(t, dim)) fail_plan(why, dim < 0 ? std::string_view() : Mesh::name(dim));
     t.rule = chunking::uneven;
     return t;
   };
@@ -397,7 +402,38 @@ constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_redistribute(const bas
   constexpr auto order = basic_sharding<Mesh, S1>::application_order;
   int sizes[D > 0 ? D : 1]{};
   for (int d = 0; d < D; ++d) sizes[d] = from.mesh().size(d);
-  return detail::plan_tables(a, b, order, sizes, D);
+  return plan_tables(a, b, order, sizes, D);
+}
+
+/// True for a pair of static specs on a static mesh that plan_redistribute plans: its plan
+/// is then a constant the compiler computes once (static_plan).
+template <class Mesh, class S1, class S2>
+constexpr bool plannable_statically() {
+  if constexpr (Mesh::is_static && basic_sharding<Mesh, S1>::static_placements &&
+                basic_sharding<Mesh, S2>::static_placements) {
+    int dim = -1;
+    return !unplannable<Mesh>(basic_sharding<Mesh, S1>{}.table(), dim) &&
+           !unplannable<Mesh>(basic_sharding<Mesh, S2>{}.table(), dim);
+  } else {
+    return false;
+  }
+}
+template <class Mesh, class S1, class S2>
+inline constexpr auto static_plan = plan_of(basic_sharding<Mesh, S1>{}, basic_sharding<Mesh, S2>{});
+
+}  // namespace detail
+
+/// The plan that moves a tensor from spec `from` to spec `to` (same mesh type; same mesh
+/// values, checked). O(dims^2), no heap; for static specs on a static mesh, a constant that
+/// the compiler computes once (a call reads it, even where the call is not constexpr).
+template <class Mesh, class S1, class S2>
+constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_redistribute(const basic_sharding<Mesh, S1>& from,
+                                                                        const basic_sharding<Mesh, S2>& to) {
+  static_assert(Mesh::ndim_with_aliases <= 32, "devmesh: redistribute: a plan's groups are bit sets of at most 32 dims");
+  if constexpr (detail::plannable_statically<Mesh, S1, S2>())
+    return detail::static_plan<Mesh, S1, S2>;
+  else
+    return detail::plan_of(from, to);
 }
 
 }  // namespace devmesh
