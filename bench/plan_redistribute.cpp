@@ -4,7 +4,9 @@
 //   dynamic/<pair>  specs built at run time (dm::parse_sharding, before the timed loop): the
 //                   planner runs on every call, its inputs laundered through DoNotOptimize;
 //   static/<pair>   the first five pairs as static specs (dm::sharding<...> types): the plan
-//                   is computed by the compiler, and a call costs what reading it costs.
+//                   is a constant the compiler computed, which redistribute reads in place
+//                   (detail::plan_in_place): a call costs what reading its step count costs;
+//   static_copy/<pair>  the same, by value (dm::plan_redistribute returns a copy of it).
 // Every dynamic plan is checked against the static one where both exist (same steps).
 // Usage: plan_redistribute [--pairs FILE] [google benchmark flags]
 #include <benchmark/benchmark.h>
@@ -98,6 +100,13 @@ void register_static(const pair_text& p) {
   if (dm::to_string(dyn, m24{}) != dm::to_string(fixed, m24{}))
     throw std::runtime_error("static and dynamic plans differ for " + label(p));
   benchmark::RegisterBenchmark(("static/" + label(p)).c_str(), [](benchmark::State& st) {
+    for (auto _ : st) {
+      const auto& plan = dm::detail::plan_in_place(From{}, To{});
+      int steps = plan.count;
+      benchmark::DoNotOptimize(steps);
+    }
+  });
+  benchmark::RegisterBenchmark(("static_copy/" + label(p)).c_str(), [](benchmark::State& st) {
     for (auto _ : st) {
       auto plan = dm::plan_redistribute(From{}, To{});
       benchmark::DoNotOptimize(plan);

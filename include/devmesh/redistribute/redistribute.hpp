@@ -144,7 +144,7 @@ void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<La
     throw mesh_error("devmesh: redistribute on " + to_string(mesh) + ": this rank is not a member of the mesh");
   space::check_usable("redistribute");
   const auto call = [&] { return detail::redistribute_call<T>(mesh, from, to, ext); };
-  const auto plan = plan_redistribute(from, to);  // the pairs it refuses throw alike on every rank
+  const auto& plan = detail::plan_in_place(from, to);  // static: read in place; refusals throw on every rank
   detail::check_int_counts(call, mesh, plan, ext);  // so do blocks too large for int counts
   detail::check_average_type<Comm, T>(call, plan);  // and integer averages on NCCL
   detail::agree_on_call(mesh, call, detail::redistribute_error(call, mesh, from, to, ext, src, n_in, dst, n_out, sizeof(T)));

@@ -421,6 +421,16 @@ constexpr bool plannable_statically() {
 template <class Mesh, class S1, class S2>
 inline constexpr auto static_plan = plan_of(basic_sharding<Mesh, S1>{}, basic_sharding<Mesh, S2>{});
 
+/// The plan, read in place for a static pair (a reference to static_plan: nothing computed or
+/// copied at run time), planned for a dynamic one (a value): what redistribute binds to.
+template <class Mesh, class S1, class S2>
+constexpr decltype(auto) plan_in_place(const basic_sharding<Mesh, S1>& from, const basic_sharding<Mesh, S2>& to) {
+  if constexpr (plannable_statically<Mesh, S1, S2>())
+    return (static_plan<Mesh, S1, S2>);
+  else
+    return plan_of(from, to);
+}
+
 }  // namespace detail
 
 /// The plan that moves a tensor from spec `from` to spec `to` (same mesh type; same mesh
