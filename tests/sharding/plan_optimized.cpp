@@ -1,6 +1,6 @@
-// tests/sharding/plan_optimized.cpp: the planner of dynamic specs compiled at -O3 with every
+// tests/sharding/plan_optimized.cpp: the planner of dynamic specs compiled at -O2 with every
 // warning an error (sharding.plan_optimized): g++'s optimizer once saw a 1-D mesh's chains
-// indexed past their bound (-Warray-bounds) where the -O0 test builds saw nothing.
+// indexed past their bound (-Warray-bounds, at -O2 and -O3) where the -O0 test builds saw nothing.
 #include <devmesh/sharding.hpp>
 
 namespace dm = devmesh;
