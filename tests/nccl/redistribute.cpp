@@ -3,7 +3,7 @@
 // stream, no CUDA_LAUNCH_BLOCKING, so the double runs each copy, allocation and collective in
 // stream order, asynchronously, as a GPU would (a step that read a block before the work
 // writing it had run would see stale values). Every recorded PyTorch pair on 8 ranks and
-// random pairs on every mesh of 2, 4 and 8 ranks, checked against the single-process
+// random pairs on every mesh of 1, 2, 4 and 8 ranks, checked against the single-process
 // reference; distribute from every rank and from a root; what must be refused is.
 #include <doctest/doctest.h>
 
