@@ -5,7 +5,7 @@ mesh and sizes). Run on 8 ranks with gloo (bench/pytorch/run --redistribute: tor
 For each pair of bench/redistribute_pairs.txt on the (dp=2, tp=4) mesh and each square float64
 tensor (256, 512, 1024: an S(0),S(0) block of 64 KiB, 256 KiB, 1 MiB per rank):
   dtensor  dt.redistribute(mesh, dst) (its plan from @cache, its local ops, its collectives);
-  raw      the functional collectives that call issued, recorded once (a TorchDispatchMode)
+  raw      the functional collectives that call issued, recorded once (CollectiveRecorder)
            and replayed with the same input tensors and groups, each waited for: what a
            program that already knows its layout and holds its buffers issues.
 Alternating ABBA over --reps repetitions; each repetition times `iters` back-to-back calls
@@ -17,31 +17,17 @@ import json
 import logging
 import os
 import statistics
+import sys
 import time
 
 import torch
 import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor import DTensor, Partial, Replicate, Shard, distribute_tensor
-from torch.utils._python_dispatch import TorchDispatchMode
 
-COLLECTIVES = {"all_gather_into_tensor", "reduce_scatter_tensor", "all_reduce", "all_to_all_single"}
-
-
-class Recorder(TorchDispatchMode):
-    """The functional collectives issued under it: (op, args, kwargs)."""
-
-    def __init__(self):
-        super().__init__()
-        self.calls = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if any(t.__name__ == "DTensor" for t in types):
-            return NotImplemented
-        if func._overloadpacket.__name__ in COLLECTIVES:
-            self.calls.append((func, args, kwargs))
-        return func(*args, **kwargs)
+# The recorder of scripts/pytorch-reference (the collectives a call issues, to replay).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "pytorch-reference"))
+from collectives import CollectiveRecorder  # noqa: E402
 
 
 def placement(text):
@@ -104,9 +90,9 @@ def main():
             dst = [placement(p) for p in dst_text.split(",")]
             dt = source(mesh, n, src)
             dt.redistribute(mesh, dst)  # warm: the plan cached, the groups used once
-            with Recorder() as rec:
+            with CollectiveRecorder() as rec:
                 dt.redistribute(mesh, dst)
-            calls = rec.calls
+            calls = rec.issued
 
             def dtensor():
                 dt.redistribute(mesh, dst)

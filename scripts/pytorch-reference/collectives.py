@@ -25,9 +25,13 @@ def _group_size(args):
 
 
 class CollectiveRecorder(TorchDispatchMode):
+    """calls: what each collective moved (above); issued: the calls themselves, (op, args, kwargs),
+    for bench/pytorch/redistribute_time.py to replay."""
+
     def __init__(self):
         super().__init__()
         self.calls = []
+        self.issued = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -36,6 +40,7 @@ class CollectiveRecorder(TorchDispatchMode):
         name = func._overloadpacket.__name__
         out = func(*args, **kwargs)
         if name in COLLECTIVE_OPS:
+            self.issued.append((func, args, kwargs))
             self.calls.append({
                 "op": name,
                 "group_size": _group_size(args),
