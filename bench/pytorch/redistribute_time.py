@@ -23,31 +23,17 @@ import time
 import torch
 import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
-from torch.distributed.tensor import DTensor, Partial, Replicate, Shard, distribute_tensor
+from torch.distributed.tensor import DTensor, Replicate, distribute_tensor
 
 # The recorder of scripts/pytorch-reference (the collectives a call issues, to replay).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "pytorch-reference"))
 from collectives import CollectiveRecorder  # noqa: E402
-
-
-def placement(text):
-    if text == "R":
-        return Replicate()
-    if text.startswith("S("):
-        return Shard(int(text[2:-1]))
-    return Partial(text[2:-1])
+import plan_time  # noqa: E402  (this folder's: the pairs file's reader, placements from text)
 
 
 def read_pairs(path):
-    out = []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith("#"):
-                mesh, _, src, dst = (x.strip() for x in line.split("|"))
-                if mesh == "dp=2,tp=4":
-                    out.append((src, dst))
-    return out[:5]  # bench/redistribute's five
+    """bench/redistribute's five: the first pairs on the (dp=2, tp=4) mesh."""
+    return [(p["from"], p["to"]) for p in plan_time.read_pairs(path) if p["mesh"] == "dp=2,tp=4"][:5]
 
 
 def source(mesh, n, src):
@@ -86,8 +72,7 @@ def main():
             continue
         iters = max(2, 2 * (1024 // n) ** 2)
         for src_text, dst_text in read_pairs(args.pairs):
-            src = [placement(p) for p in src_text.split(",")]
-            dst = [placement(p) for p in dst_text.split(",")]
+            src, dst = list(plan_time.placements(src_text)), list(plan_time.placements(dst_text))
             dt = source(mesh, n, src)
             dt.redistribute(mesh, dst)  # warm: the plan cached, the groups used once
             with CollectiveRecorder() as rec:
