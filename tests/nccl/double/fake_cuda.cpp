@@ -252,10 +252,17 @@ cudaError_t cudaFree(void* p) {
   return cudaSuccess;
 }
 
+namespace {
+/// memmove of n bytes; nothing for n == 0, where CUDA accepts null pointers (memmove does not).
+void move_bytes(void* dst, const void* src, size_t n) {
+  if (n) std::memmove(dst, src, n);
+}
+}  // namespace
+
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, cudaMemcpyKind) {
   fake::lock lk(fake::mutex());
   device_sync(lk);  // the legacy default stream: after the work before it
-  std::memmove(dst, src, n);
+  move_bytes(dst, src, n);
   return cudaSuccess;
 }
 
@@ -265,15 +272,15 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, cudaMemcpyKind) {
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s) {
   if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyHostToHost) {
     auto staged = std::make_shared<std::vector<char>>(static_cast<const char*>(src), static_cast<const char*>(src) + n);
-    return local_op(s, [=] { std::memcpy(dst, staged->data(), n); });
+    return local_op(s, [=] { move_bytes(dst, staged->data(), n); });
   }
   if (kind == cudaMemcpyDeviceToHost) {
     fake::lock lk(fake::mutex());
     fake::wait_until(lk, [s] { return !fake::stream_busy(s); });
-    std::memmove(dst, src, n);
+    move_bytes(dst, src, n);
     return cudaSuccess;
   }
-  return local_op(s, [=] { std::memmove(dst, src, n); });
+  return local_op(s, [=] { move_bytes(dst, src, n); });
 }
 
 // Rows of a 2-D copy: as cudaMemcpyAsync for each row, in one work (device-to-device: queued).
@@ -283,7 +290,7 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
   if (kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
   return local_op(s, [=] {
     for (size_t r = 0; r < height; ++r)
-      std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width);
+      move_bytes(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width);
   });
 }
 
@@ -302,12 +309,14 @@ cudaError_t cudaFreeAsync(void* p, cudaStream_t s) {
 cudaError_t cudaMemset(void* p, int v, size_t n) {
   fake::lock lk(fake::mutex());
   device_sync(lk);
-  std::memset(p, v, n);
+  if (n) std::memset(p, v, n);
   return cudaSuccess;
 }
 
 cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t s) {
-  return local_op(s, [=] { std::memset(p, v, n); });
+  return local_op(s, [=] {
+    if (n) std::memset(p, v, n);
+  });
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
