@@ -234,7 +234,7 @@ TEST_CASE("misuse throws before any communication, with the call in the message"
   const dm::extents<65536, 65536> huge;
   CHECK_THROWS_WITH_AS(
       dm::redistribute(mesh, rows{}, dm::sharding<mesh24>{}, huge, std::vector<double>(), out),
-      doctest::Contains("a block of 2147483648 elements (position 0, S(0),R) does not fit MPI's int counts"),
+      doctest::Contains("a block of 2147483648 elements (position 0, S(0),R) does not fit the backend's counts (at most 2147483647)"),
       dm::mesh_error);
   dm::redistribute(mesh, rows{}, cols{}, ext, in, out);  // the mesh still works
 }

@@ -5,6 +5,7 @@
 // call starts with), control.hpp (devmesh's bounded control steps), split.hpp (new
 // communicators), collectives.hpp (the typed collectives).
 #pragma once
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -33,6 +34,8 @@ class communicator {
   using stream_type = no_stream;
   /// The typed collectives take a watchdog bound (runtime/backend.hpp's watchable).
   static constexpr bool watchable = true;
+  /// The most elements one block of a call can have (MPI's counts are int; runtime/backend.hpp).
+  static constexpr std::size_t max_count = INT_MAX;
 
   /// An invalid communicator (what non-members of a split get).
   communicator() = default;

@@ -4,8 +4,12 @@
 // nccl/device_memory.hpp), with the same members:
 //
 //   using stream_type;                          the backend's
+//   static constexpr bool copies_at_once;       true: run_copies copies each run when given
+//                                               (host); false: merges runs into copy_rows calls
 //   template <class T> class scratch;           scratch(stream); resize(n) (contents not kept),
-//                                               data(), size(), swap(); freed in stream order
+//                                               data(), size(), swap(), release_large() (give
+//                                               back a large buffer kept by the thread, or
+//                                               nothing); freed in stream order
 //   static void copy_rows(T* dst, size_t dst_pitch, const T* src, size_t src_pitch,
 //                         size_t width, size_t rows, stream_type);   pitches and width in elements
 //   static void zero(T* p, size_t n, stream_type);
@@ -17,6 +21,7 @@
 // step issues a few copies, not one per row. On the host each run is copied at once.
 #pragma once
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <type_traits>
 #include <vector>
@@ -77,11 +82,16 @@ using memory_space_t = typename memory_space_of<Comm>::type;
 /// A memory space redistribute's steps can use on a backend with stream type S.
 template <class Space, class S>
 concept step_memory = std::is_same_v<typename Space::stream_type, S> &&
+                      std::is_same_v<decltype(Space::copies_at_once), const bool> &&
                       requires(typename Space::template scratch<float>& b, float* p, const float* q, S s) {
                         Space::copy_rows(p, std::size_t{}, q, std::size_t{}, std::size_t{}, std::size_t{}, s);
                         Space::zero(p, std::size_t{}, s);
                         Space::check_usable("");
                         b.resize(std::size_t{});
+                        { b.data() } -> std::same_as<float*>;
+                        { b.size() } -> std::same_as<std::size_t>;
+                        b.swap(b);
+                        b.release_large();
                       };
 
 /// Copies runs src[i, i + n) -> dst[o, o + n) (elements), given in increasing order of both i

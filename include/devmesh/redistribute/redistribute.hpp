@@ -91,24 +91,27 @@ std::string redistribute_error(const Call& call, const device_mesh<Layout, Comm>
 }
 
 /// Throws mesh_error, alike on every rank, when a block some rank of the mesh holds during
-/// the plan has more elements than MPI's int counts can say. Only tensors of more than
-/// INT_MAX elements can (O(steps x ranks) then; nothing otherwise).
+/// the plan has more elements than the backend's counts can say (Comm::max_count: MPI's int
+/// counts). Only tensors of more than max_count elements can (O(steps x ranks) then; nothing
+/// otherwise, and nothing on a backend without a max_count: NCCL's counts are size_t).
 template <class Call, class Layout, class Comm, int N, class E>
 void check_int_counts(const Call& call, const device_mesh<Layout, Comm>& mesh, const redistribute_plan<N>& plan,
                       const E& ext) {
-  constexpr tensor_index int_max = 2147483647;
-  if constexpr (!std::is_same_v<memory_space_t<Comm>, host_memory>) return;  // NCCL counts are size_t
-  if (ext.size() <= int_max) return;
-  const auto& m = mesh.layout();
-  for (const auto& s : plan)
-    for (const auto* t : {&s.before, &s.after}) {
-      const auto spec = spec_of_table(m, *t);
-      for_each_in_group(m, all_dims_of<Layout>(), mesh.position(), [&](int, int q) {
-        if (const tensor_index n = spec.local_size(ext, q); n > int_max)
-          throw mesh_error(call() + ": a block of " + std::to_string(n) + " elements (position " + std::to_string(q) +
-                           ", " + to_string(spec) + ") does not fit MPI's int counts");
-      });
-    }
+  if constexpr (requires { Comm::max_count; }) {
+    constexpr auto max_count = static_cast<tensor_index>(Comm::max_count);
+    if (ext.size() <= max_count) return;
+    const auto& m = mesh.layout();
+    for (const auto& s : plan)
+      for (const auto* t : {&s.before, &s.after}) {
+        const auto spec = spec_of_table(m, *t);
+        for_each_in_group(m, all_dims_of<Layout>(), mesh.position(), [&](int, int q) {
+          if (const tensor_index n = spec.local_size(ext, q); n > max_count)
+            throw mesh_error(call() + ": a block of " + std::to_string(n) + " elements (position " +
+                             std::to_string(q) + ", " + to_string(spec) + ") does not fit the backend's counts (at most " +
+                             std::to_string(max_count) + ")");
+        });
+      }
+  }
 }
 
 }  // namespace detail

@@ -128,7 +128,9 @@ concept stream_watchable = requires(const C& c, int to, int& from, const std::ui
 /// runs on a backend that has them, and gives any other backend a static_assert; counts and
 /// displacements in elements, empty displacements meaning packed in rank order,
 /// runtime/block_starts.hpp). A backend on device memory also names its memory space for
-/// redistribute's blocks, `using memory_space = ...;` (redistribute/memory.hpp).
+/// redistribute's blocks, `using memory_space = ...;` (redistribute/memory.hpp). A backend
+/// whose counts are narrower than size_t says so, `static constexpr std::size_t max_count`
+/// (MPI: INT_MAX), and redistribute refuses larger blocks before communicating.
 ///
 ///   template <class T> void all_to_allv(const T* send, std::span<const std::size_t> send_counts,
 ///       std::span<const std::size_t> send_at, T* recv, std::span<const std::size_t> recv_counts,

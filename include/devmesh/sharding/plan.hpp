@@ -440,10 +440,7 @@ template <class Mesh, class S1, class S2>
 constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_redistribute(const basic_sharding<Mesh, S1>& from,
                                                                         const basic_sharding<Mesh, S2>& to) {
   static_assert(Mesh::ndim_with_aliases <= 32, "devmesh: redistribute: a plan's groups are bit sets of at most 32 dims");
-  if constexpr (detail::plannable_statically<Mesh, S1, S2>())
-    return detail::static_plan<Mesh, S1, S2>;
-  else
-    return detail::plan_of(from, to);
+  return detail::plan_in_place(from, to);  // a copy of the static plan, or the dynamic one
 }
 
 }  // namespace devmesh
