@@ -1,4 +1,4 @@
-// tests/gpu/bench.hpp: check 5, busbw through devmesh against raw NCCL calls (bench.cu).
+// tests/gpu/bench.hpp: check 5, busbw through devmesh against raw NCCL calls (bench.cpp).
 #pragma once
 #include <devmesh/devmesh.hpp>
 

@@ -310,12 +310,12 @@ struct options {
   bool layout_corrupt = false;
 };
 
-/// Checks 3 and 4: NCCL on this job's ranks (one GPU each). nccl_checks.cu.
+/// Checks 3 and 4: NCCL on this job's ranks (one GPU each). nccl_checks.cpp.
 void nccl_checks(report& rep, const options& opt);
-/// The init-timeout probe: a world of 2 that only this process joins. nccl_checks.cu.
+/// The init-timeout probe: a world of 2 that only this process joins. nccl_checks.cpp.
 void probe_init_timeout(report& rep);
 /// abort() of a communicator whose collective is stuck in a kernel (2 ranks or more; a
-/// process of its own, since a failure here may leave the device unusable). nccl_checks.cu.
+/// process of its own, since a failure here may leave the device unusable). nccl_checks.cpp.
 void probe_abort_hung(report& rep);
 /// Check 2: the layout evaluated in kernels for every rank of every case, compared with
 /// the host. `on_device == false`: the nvcc TU's host code stands in for the kernels (a

@@ -1,4 +1,4 @@
-// tests/gpu/bench.cu: check 5, bus bandwidth through devmesh against raw NCCL calls on the
+// tests/gpu/bench.cpp: check 5, bus bandwidth through devmesh against raw NCCL calls on the
 // same communicator, nccl-tests style (its PERFORMANCE.md):
 //   algbw = size / time;  busbw = algbw * 2(n-1)/n (all_reduce), * (n-1)/n (all_gather,
 //   reduce_scatter); size = the larger buffer (all_reduce: either; all_gather: recv;

@@ -1,4 +1,4 @@
-// tests/gpu/nccl_checks.cu: checks 3 and 4, devmesh's NCCL backend on this job's GPUs (one
+// tests/gpu/nccl_checks.cpp: checks 3 and 4, devmesh's NCCL backend on this job's GPUs (one
 // rank per GPU: a world of 1, or min(N, 8) ranks under mpirun).
 //
 // Every collective runs on device buffers, on a non-default (non-blocking) stream, with its
