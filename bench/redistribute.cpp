@@ -1,11 +1,17 @@
 // bench/redistribute.cpp: dm::redistribute against the raw MPI collectives its plan issues, on
 // a (2,4) mesh of 8 ranks (issue 20's goal: within 1.02x of those collectives from 64 KiB per
-// rank). For each pair and size, the devmesh call (plan, checks, packing in the tensor's
-// row-major order, the collectives, unpacking) and the raw calls (the same MPI calls with the
-// same counts on buffers prepared once: what a hand-written program that already knows its
-// counts and layout issues) alternate, ABBA, over --reps repetitions; each repetition times
-// `iters` back-to-back calls after a barrier and keeps the slowest rank's mean. Reported:
-// medians and the devmesh/raw ratio, as a table and, with --json FILE, one JSON row per line.
+// rank), and against a hand-written MPI program that makes the same block. For each pair and
+// size, three sides alternate (ABBA over --reps repetitions; each repetition times `iters`
+// back-to-back calls after a barrier and keeps the slowest rank's mean):
+//   devmesh       dm::redistribute (plan, checks, packing in the tensor's row-major order, the
+//                 collectives, unpacking, the rank's own part copied);
+//   raw           the same MPI calls with the same counts on buffers prepared once: what a
+//                 program issues that already holds its data packed as the collective wants
+//                 it (no packing, no copy of its own part): a lower bound, not a program;
+//   hand-written  what an MPI programmer writes for the pair, from the same `in` to the same
+//                 `out` (one collective on the mesh's communicators, the pack or unpack loops
+//                 the layout needs; checked equal to devmesh's `out` before timing).
+// Reported: medians and the ratios, as a table and, with --json FILE, one JSON row per line.
 // usage: mpirun -np 8 redistribute [--max-kib K] [--reps R] [--json FILE]
 #include <devmesh/devmesh.hpp>
 #include <devmesh/redistribute.hpp>
@@ -15,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -98,6 +105,45 @@ void run_raw(std::vector<raw_step>& steps) {
   }
 }
 
+/// The hand-written program for pair `from -> to` on the (dp=2, tp=4) mesh, an n x n tensor
+/// (n a multiple of 8; rank (d, t) at position 4d + t): `in` to `out`, as an MPI programmer
+/// writes it. Empty for a pair it does not know.
+std::function<void()> hand_written(const device_mesh& mesh, const std::string& from, const std::string& to, long n,
+                                   const std::vector<double>& in, std::vector<double>& out,
+                                   std::vector<double>& stage) {
+  const int pos = mesh.position(), d = pos / 4, t = pos % 4;
+  const MPI_Comm all = mesh.flattened_comm(3u).native(), dp = mesh.comm<"dp">().native();
+  const long r8 = n / 8, r4 = n / 4, r2 = n / 2, c4 = n / 4;
+  const auto i = [](long v) { return static_cast<int>(v); };
+  if (from == "S(0),S(0)" && to == "R,S(0)")  // row block 4d+t to the two ranks whose row block of 4 holds it
+    return [=, &in, &out] {
+      int sc[8]{}, sd[8]{}, rc[8]{}, rd[8]{};
+      for (int q = 0; q < 8; ++q) {
+        if (q % 4 == pos / 2) sc[q] = i(r8 * n);
+        if (q / 2 == t) rc[q] = i(r8 * n), rd[q] = i((q - 2 * t) * r8 * n);
+      }
+      MPI_Alltoallv(in.data(), sc, sd, MPI_DOUBLE, out.data(), rc, rd, MPI_DOUBLE, all);
+    };
+  if (from == "S(0),R" && to == "R,S(1)")  // pack this rank's columns of its rows; all-gather over dp
+    return [=, &in, &out, &stage] {
+      for (long r = 0; r < r2; ++r) std::copy_n(in.data() + r * n + t * c4, c4, stage.data() + r * c4);
+      MPI_Allgather(stage.data(), i(r2 * c4), MPI_DOUBLE, out.data(), i(r2 * c4), MPI_DOUBLE, dp);
+    };
+  if (from == "P(sum),R" && to == "R,S(0)")  // sum this rank's rows over dp
+    return [=, &in, &out] { MPI_Allreduce(in.data() + t * r4 * n, out.data(), i(r4 * n), MPI_DOUBLE, MPI_SUM, dp); };
+  if (from == "S(0),S(1)" && to == "R,R")  // all-gather the tiles; unpack them into rows
+    return [=, &in, &out, &stage] {
+      MPI_Allgather(in.data(), i(r2 * c4), MPI_DOUBLE, stage.data(), i(r2 * c4), MPI_DOUBLE, all);
+      for (int q = 0; q < 8; ++q)
+        for (long r = 0; r < r2; ++r)
+          std::copy_n(stage.data() + q * r2 * c4 + r * c4, c4, out.data() + ((q / 4) * r2 + r) * n + (q % 4) * c4);
+    };
+  if (from == "P(sum),P(sum)" && to == "R,R")
+    return [=, &in, &out] { MPI_Allreduce(in.data(), out.data(), i(n * n), MPI_DOUBLE, MPI_SUM, all); };
+  (void)d;
+  return {};
+}
+
 template <class F>
 double time_calls(F&& f, int iters) {
   MPI_Barrier(MPI_COMM_WORLD);
@@ -142,7 +188,8 @@ int main(int argc, char** argv) {
   const char* pairs[][2] = {{"S(0),S(0)", "R,S(0)"}, {"S(0),R", "R,S(1)"}, {"P(sum),R", "R,S(0)"},
                             {"S(0),S(1)", "R,R"},     {"P(sum),P(sum)", "R,R"}};
   if (pos == 0)
-    std::printf("| pair | KiB per rank (source block) | devmesh us | raw collectives us | ratio |\n| --- | --- | --- | --- | --- |\n");
+    std::printf("| pair | KiB per rank (source block) | devmesh us | raw collectives us | hand-written us | devmesh/raw | "
+                "devmesh/hand-written |\n| --- | --- | --- | --- | --- | --- | --- |\n");
   for (int kib = 64; kib <= max_kib; kib *= 4) {
     // a square tensor whose S(0),S(0) block is `kib` KiB of doubles on each of the 8 ranks
     const auto side = static_cast<dm::tensor_index>(std::sqrt(kib * 1024.0 / 8 * 8));
@@ -150,28 +197,36 @@ int main(int argc, char** argv) {
     for (const auto& p : pairs) {
       const spec from = dm::parse_sharding(p[0], m), to = dm::parse_sharding(p[1], m);
       const auto plan = dm::plan_redistribute(from, to);
-      std::vector<double> in(static_cast<std::size_t>(from.local_size(ext, pos)), 1.0);
-      std::vector<double> out(static_cast<std::size_t>(to.local_size(ext, pos)));
+      std::vector<double> in(static_cast<std::size_t>(from.local_size(ext, pos)));
+      for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<double>((pos * 7919 + k) % 1000);  // exact sums
+      std::vector<double> out(static_cast<std::size_t>(to.local_size(ext, pos))), out_hand(out.size()),
+          stage(static_cast<std::size_t>(side * side));
       auto raw = raw_steps(mesh, plan, ext);
       const auto ours = [&] { dm::redistribute(mesh, from, to, ext, in, out); };
       const auto theirs = [&] { run_raw(raw); };
+      const auto hand = hand_written(mesh, p[0], p[1], static_cast<long>(side), in, out_hand, stage);
+      ours(), theirs(), hand();  // warm up (the flattened groups' communicators are made here)
+      if (out != out_hand) {
+        std::fprintf(stderr, "bench/redistribute: %s -> %s: the hand-written program's block differs from devmesh's\n",
+                     p[0], p[1]);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
       const int iters = std::max(2, 4096 / kib);
-      ours(), theirs();  // warm up (the flattened groups' communicators are made here)
-      std::vector<double> a, b;
+      std::vector<double> a, b, h;
       for (int r = 0; r < reps; ++r) {
-        const bool first = r % 4 == 0 || r % 4 == 3;  // ABBA
-        if (first) a.push_back(time_calls(ours, iters)), b.push_back(time_calls(theirs, iters));
-        else b.push_back(time_calls(theirs, iters)), a.push_back(time_calls(ours, iters));
+        const bool first = r % 4 == 0 || r % 4 == 3;  // ABBA (the hand-written side last, then first)
+        if (first) a.push_back(time_calls(ours, iters)), b.push_back(time_calls(theirs, iters)), h.push_back(time_calls(hand, iters));
+        else h.push_back(time_calls(hand, iters)), b.push_back(time_calls(theirs, iters)), a.push_back(time_calls(ours, iters));
       }
       if (pos == 0)
-        std::printf("| %s -> %s | %.0f | %.1f | %.1f | %.3f |\n", p[0], p[1], in.size() * 8.0 / 1024, median(a) * 1e6,
-                    median(b) * 1e6, median(a) / median(b));
+        std::printf("| %s -> %s | %.0f | %.1f | %.1f | %.1f | %.3f | %.3f |\n", p[0], p[1], in.size() * 8.0 / 1024,
+                    median(a) * 1e6, median(b) * 1e6, median(h) * 1e6, median(a) / median(b), median(a) / median(h));
       if (out_json)
         std::fprintf(out_json,
                      "{\"from\": \"%s\", \"to\": \"%s\", \"tensor\": %lld, \"kib_per_rank\": %.0f, \"steps\": \"%s\", "
-                     "\"devmesh_us\": %.2f, \"raw_us\": %.2f}\n",
+                     "\"devmesh_us\": %.2f, \"raw_us\": %.2f, \"hand_us\": %.2f}\n",
                      p[0], p[1], static_cast<long long>(side), in.size() * 8.0 / 1024, steps_of(plan).c_str(),
-                     median(a) * 1e6, median(b) * 1e6);
+                     median(a) * 1e6, median(b) * 1e6, median(h) * 1e6);
     }
   }
   if (out_json) std::fclose(out_json);

@@ -9,7 +9,9 @@
 //  - every global element is held by exactly the positions owners() names (and holds()
 //    agrees), and by exactly the product of the non-sharding dims' sizes of them: the blocks
 //    of one replica tile the tensor;
-//  - local_sizes<dim> are the model's counts; is_even() is "every block the same shape".
+//  - local_sizes<dim> are the model's counts; is_even() is "every block the same shape";
+//  - for_each_shared_run against a second random spec: the elements both blocks hold, in
+//    global row-major order, at the model's local offsets.
 // Explicit orders and _StridedShards as written (placement::strided) are both generated.
 // DEVMESH_PROPERTY_SEED and DEVMESH_PROPERTY_CASES override the seed and case count.
 #include <doctest/doctest.h>
@@ -230,6 +232,58 @@ void check_elements(const Mesh& mesh, const model_mesh& m, const model_spec& s, 
   }
 }
 
+// The local offset, row-major, of global element g in a block holding lists[t] along each
+// tensor dim; -1 where the block does not hold it.
+template <int R>
+long long model_offset(const std::array<list, R>& lists, const std::array<dm::tensor_index, R>& g) {
+  long long o = 0;
+  for (int t = 0; t < R; ++t) {
+    const auto it = std::find(lists[t].begin(), lists[t].end(), g[t]);
+    if (it == lists[t].end()) return -1;
+    o = o * static_cast<long long>(lists[t].size()) + (it - lists[t].begin());
+  }
+  return o;
+}
+
+// for_each_shared_run between the case's spec and another random one (what redistribute's
+// steps pack and unpack): exactly the elements both blocks hold, in global row-major order,
+// as (offset in the first block, offset in the second), each run consecutive in both.
+template <int R, class Mesh, class Spec>
+void check_shared_runs(const Mesh& mesh, const model_mesh& m, const std::vector<std::vector<bool>>& overlaps,
+                       const Spec& spec, const dm::dextents<R>& ext, const std::array<dm::tensor_index, R>& shape,
+                       const std::vector<std::array<list, R>>& held, const std::vector<int>& positions) {
+  const model_spec s2 = random_spec<R>(m, overlaps);
+  if (s2.rule == dm::chunking::padded) return;  // padding is not an element: refused by redistribute
+  const auto other = build(mesh, m, s2, R);
+  std::vector<std::array<list, R>> held2(held.size());
+  std::set<std::size_t> sizes;
+  for (int p : positions)
+    for (int t = 0; t < R; ++t) {
+      long long padding = 0;
+      held2[p][t] = model_indices(m, s2, p, t, shape[t], &padding);
+      sizes.insert(held2[p][t].size() * static_cast<std::size_t>(R) + static_cast<std::size_t>(t));
+    }
+  const int p = positions[static_cast<std::size_t>(pick(0, static_cast<int>(positions.size()) - 1))];
+  const int q = positions[static_cast<std::size_t>(pick(0, static_cast<int>(positions.size()) - 1))];
+  if (s2.rule == dm::chunking::even && sizes.size() > static_cast<std::size_t>(R)) {  // uneven: refused
+    CHECK_THROWS_AS((void)dm::for_each_shared_run(spec, p, other, q, ext, [](auto...) {}), dm::mesh_error);
+    return;
+  }
+  std::vector<std::pair<long long, long long>> expected, got;
+  for (long long flat = 0; flat < ext.size(); ++flat) {
+    std::array<dm::tensor_index, R> g{};
+    for (long long rest = flat, t = R - 1; t >= 0; --t) g[t] = rest % shape[t], rest /= shape[t];
+    const long long a = model_offset<R>(held[p], g), b = model_offset<R>(held2[q], g);
+    if (a >= 0 && b >= 0) expected.emplace_back(a, b);
+  }
+  const auto n = dm::for_each_shared_run(spec, p, other, q, ext, [&](long long a, long long b, long long len) {
+    CHECK(len > 0);
+    for (long long i = 0; i < len; ++i) got.emplace_back(a + i, b + i);
+  });
+  CHECK(n == static_cast<long long>(got.size()));
+  CHECK(got == expected);
+}
+
 template <dm::fixed_string Counted, int R, class Mesh>
 void check_case(const Mesh& mesh, const model_mesh& m, const std::vector<std::vector<bool>>& overlaps) {
   const model_spec s = random_spec<R>(m, overlaps);
@@ -278,6 +332,7 @@ void check_case(const Mesh& mesh, const model_mesh& m, const std::vector<std::ve
     CHECK(counts[i] == expected);
   }
   check_elements<R>(mesh, m, s, spec, ext, shape, held, positions, member);
+  if (s.rule != dm::chunking::padded) check_shared_runs<R>(mesh, m, overlaps, spec, ext, shape, held, positions);
 }
 
 std::vector<std::vector<bool>> overlaps_of(const model_mesh& m) {

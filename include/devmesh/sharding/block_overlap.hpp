@@ -2,9 +2,10 @@
 // position, block b of spec B at another), in the global tensor's row-major order, each as its
 // offset in both local blocks (row-major). Both sides of an exchange enumerate the same
 // elements in the same order, so what one packs the other unpacks without indices on the
-// wire. Host only: per tensor dim a list of runs of shared indices, one run (O(1)) where both
-// blocks are intervals, O(extent) where one is not (an explicit shard order); then O(1) per run
-// of the last dim, so a step copies rows, not elements.
+// wire. Host only: per tensor dim the runs of shared indices, one run (O(1), no heap) where
+// both blocks are intervals, O(extent) where one is not (an explicit shard order); then O(1)
+// per run of the last dim, so a step copies rows, not elements, and a block of whole rows as
+// one run.
 #pragma once
 #include <array>
 #include <utility>
@@ -28,12 +29,6 @@ struct shared_run {
 template <int N>
 std::vector<shared_run> shared_runs(const dim_map<N>& a, const dim_map<N>& b) {
   std::vector<shared_run> out;
-  if (a.contiguous() && b.contiguous()) {
-    const tensor_index lo = a.offset() > b.offset() ? a.offset() : b.offset();
-    const tensor_index hi = min_index(a.offset() + a.length(), b.offset() + b.length());
-    if (hi > lo) out.push_back({lo - a.offset(), lo - b.offset(), hi - lo});
-    return out;
-  }
   std::vector<tensor_index> in_a(static_cast<std::size_t>(a.extent), -1), in_b(static_cast<std::size_t>(b.extent), -1);
   for (tensor_index i = 0; i < a.length(); ++i) in_a[static_cast<std::size_t>(a.global_index(i))] = i;
   for (tensor_index i = 0; i < b.length(); ++i) in_b[static_cast<std::size_t>(b.global_index(i))] = i;
@@ -47,13 +42,48 @@ std::vector<shared_run> shared_runs(const dim_map<N>& a, const dim_map<N>& b) {
   return out;
 }
 
+/// The runs of one tensor dim: where both blocks are intervals (every spec but an explicit
+/// order) at most one, held in place; a list (shared_runs) otherwise. A redistribute step
+/// asks for them several times per peer, so the common case allocates nothing.
+class dim_runs {
+  shared_run one_{};
+  std::vector<shared_run> list_;
+  std::size_t size_ = 0;
+  bool listed_ = false;
+
+ public:
+  template <int N>
+  void assign(const dim_map<N>& a, const dim_map<N>& b) {
+    listed_ = !(a.contiguous() && b.contiguous());
+    if (listed_) {
+      list_ = shared_runs(a, b);
+      size_ = list_.size();
+      return;
+    }
+    const tensor_index lo = a.offset() > b.offset() ? a.offset() : b.offset();
+    const tensor_index hi = min_index(a.offset() + a.length(), b.offset() + b.length());
+    one_ = {lo - a.offset(), lo - b.offset(), hi > lo ? hi - lo : 0};
+    size_ = hi > lo ? 1 : 0;
+  }
+  const shared_run* begin() const noexcept { return listed_ ? list_.data() : &one_; }
+  const shared_run* end() const noexcept { return begin() + size_; }
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  const shared_run& operator[](std::size_t i) const noexcept { return begin()[i]; }
+  /// The dim is whole in both blocks (of lengths la and lb): one run over all of it.
+  bool whole(tensor_index la, tensor_index lb) const noexcept {
+    return size_ == 1 && one_.a == 0 && one_.b == 0 && !listed_ && one_.len == la && one_.len == lb;
+  }
+};
+
 }  // namespace detail
 
 /// Calls f(offset in a's block, offset in b's block, n) for every run of n elements that spec
 /// a's block at position p and spec b's block at position q both hold and that are
-/// consecutive in both blocks (along the last tensor dim), in global row-major order; returns
-/// the number of elements. a and b are specs on one mesh (padded specs excluded: their padding
-/// is not an element). What a step packs and unpacks, a run at a time.
+/// consecutive in both blocks, in global row-major order; returns the number of elements.
+/// Runs are maximal along the last tensor dim, and span rows where the trailing dims are whole
+/// in both blocks (a block of rows is one run). a and b are specs on one mesh (padded specs
+/// excluded: their padding is not an element). What a step packs and unpacks, a run at a time.
 template <class SpecA, class SpecB, class E, class F>
 tensor_index for_each_shared_run(const SpecA& a, int p, const SpecB& b, int q, const E& ext, F&& f) {
   constexpr int R = E::rank_value;
@@ -61,30 +91,51 @@ tensor_index for_each_shared_run(const SpecA& a, int p, const SpecB& b, int q, c
     f(tensor_index{0}, tensor_index{0}, tensor_index{1});
     return 1;
   } else {
-    std::array<std::vector<detail::shared_run>, R> runs;
-    std::array<tensor_index, R> stride_a{}, stride_b{};
-    const auto shape_a = a.local_shape(ext, p), shape_b = b.local_shape(ext, q);
-    tensor_index sa = 1, sb = 1;
+    a.check(ext), b.check(ext);  // chunking::even on an uneven extent throws, as local_shape does
+    std::array<detail::dim_runs, R> runs;
+    std::array<tensor_index, R> shape_a{}, shape_b{};  // the blocks' shapes: their maps' lengths
     for (int t = R - 1; t >= 0; --t) {
-      runs[t] = detail::shared_runs(a.held(ext, p, t), b.held(ext, q, t));
+      const auto ma = a.held(ext, p, t), mb = b.held(ext, q, t);
+      shape_a[t] = ma.length(), shape_b[t] = mb.length();
+      runs[t].assign(ma, mb);
       if (runs[t].empty()) return 0;
+    }
+    // The trailing dims whole in both blocks fold into the runs of the dim before them.
+    int last = R - 1;
+    tensor_index inner = 1;
+    while (last > 0 && runs[last].whole(shape_a[last], shape_b[last])) inner *= shape_a[last--];
+    std::array<tensor_index, R> stride_a{}, stride_b{};
+    tensor_index sa = inner, sb = inner;
+    for (int t = last; t >= 0; --t) {
       stride_a[t] = sa, stride_b[t] = sb;
       sa *= shape_a[t], sb *= shape_b[t];
     }
-    tensor_index last = 0;  // elements per row of the last dim
-    for (const auto& r : runs[R - 1]) last += r.len;
-    std::array<std::size_t, R> run{};      // an odometer over the dims before the last:
-    std::array<tensor_index, R> within{};  // a run, and an index in it, per dim
+    const detail::shared_run *first = runs[last].begin(), *end = runs[last].end();
+    tensor_index row = 0;  // elements per index of the dims before `last`
+    for (auto* r = first; r != end; ++r) row += r->len * inner;
+    const auto emit = [&](tensor_index oa, tensor_index ob) {
+      for (auto* r = first; r != end; ++r) f(oa + r->a * inner, ob + r->b * inner, r->len * inner);
+    };
+    const int loop = last - 1;  // the dim before `last`, looped directly; an odometer over those before
+    if (loop < 0) {
+      emit(0, 0);
+      return row;
+    }
+    tensor_index per_step = 0;  // elements per step of the odometer
+    for (const auto& r : runs[loop]) per_step += r.len * row;
+    std::array<std::size_t, R> run{};      // the odometer: a run, and an index in it, per dim
+    std::array<tensor_index, R> within{};
     tensor_index n = 0;
     for (;;) {
       tensor_index oa = 0, ob = 0;
-      for (int t = 0; t + 1 < R; ++t) {
+      for (int t = 0; t < loop; ++t) {
         const auto& r = runs[t][run[t]];
         oa += (r.a + within[t]) * stride_a[t], ob += (r.b + within[t]) * stride_b[t];
       }
-      for (const auto& r : runs[R - 1]) f(oa + r.a, ob + r.b, r.len);
-      n += last;
-      int t = R - 2;
+      for (const auto& r : runs[loop])
+        for (tensor_index i = 0; i < r.len; ++i) emit(oa + (r.a + i) * stride_a[loop], ob + (r.b + i) * stride_b[loop]);
+      n += per_step;
+      int t = loop - 1;
       for (; t >= 0; --t) {
         if (++within[t] < runs[t][run[t]].len) break;
         within[t] = 0;
