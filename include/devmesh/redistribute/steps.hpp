@@ -90,24 +90,35 @@ int group_positions(const Mesh& m, unsigned group, int position, std::vector<int
   return me;
 }
 
-/// Where the elements two blocks share lie in one of them (`in_b`: the second): their first
-/// offset and number when they are one contiguous range there (a collective then reads or
-/// writes them in place), else first == -1.
+/// Where the elements two blocks share lie in one of them: their first offset and number
+/// when they are one contiguous range there (a collective then reads or writes them in
+/// place), else first == -1. ranges_of_shared gives both blocks' in one pass, from the
+/// blocks' maps (block_maps_of: computed once per block where a step meets it again).
 struct shared_range {
   tensor_index first = -1, count = 0;
 };
+struct shared_ranges {
+  shared_range in_a{0, 0}, in_b{0, 0};
+};
+template <class Maps>
+shared_ranges ranges_of_shared(const Maps& a, const Maps& b) {
+  shared_ranges r;
+  bool contiguous_a = true, contiguous_b = true;
+  for_each_shared_run_in(a, b, [&](tensor_index oa, tensor_index ob, tensor_index n) {
+    if (r.in_a.count == 0) r.in_a.first = oa, r.in_b.first = ob;
+    else
+      contiguous_a = contiguous_a && oa == r.in_a.first + r.in_a.count,
+      contiguous_b = contiguous_b && ob == r.in_b.first + r.in_b.count;
+    r.in_a.count += n, r.in_b.count += n;
+  });
+  if (!contiguous_a) r.in_a.first = -1;
+  if (!contiguous_b) r.in_b.first = -1;
+  return r;
+}
 template <class SpecA, class SpecB, class E>
 shared_range range_of_shared(const SpecA& a, int p, const SpecB& b, int q, const E& ext, bool in_b) {
-  shared_range r{0, 0};
-  bool contiguous = true;
-  for_each_shared_run(a, p, b, q, ext, [&](tensor_index oa, tensor_index ob, tensor_index n) {
-    const tensor_index o = in_b ? ob : oa;
-    if (r.count == 0) r.first = o;
-    else contiguous = contiguous && o == r.first + r.count;
-    r.count += n;
-  });
-  if (!contiguous) r.first = -1;
-  return r;
+  const shared_ranges r = ranges_of_shared(block_maps_of(a, p, ext), block_maps_of(b, q, ext));
+  return in_b ? r.in_b : r.in_a;
 }
 
 /// A local step: a slice, or a Partial target (zeros where the sum must not count twice).
@@ -139,8 +150,8 @@ std::span<const T> local_view(const Mesh& m, const plan_step<N>& s, const E& ext
   for (int d = 0; d < Mesh::ndim; ++d)
     if (s.after.at[d].is_partial() && !s.before.at[d].is_partial()) return {};  // zeros to write
   const auto a = spec_of_table(m, s.before), b = spec_of_table(m, s.after);
-  const shared_range in_old = range_of_shared(a, pos, b, pos, ext, false);
-  const shared_range in_new = range_of_shared(a, pos, b, pos, ext, true);
+  const shared_ranges r = ranges_of_shared(block_maps_of(a, pos, ext), block_maps_of(b, pos, ext));
+  const shared_range in_old = r.in_a, in_new = r.in_b;
   if (in_old.first < 0 || in_new.first != 0 || in_new.count != b.local_size(ext, pos) || in_new.count == 0) return {};
   return in.subspan(static_cast<std::size_t>(in_old.first), static_cast<std::size_t>(in_old.count));
 }
@@ -287,15 +298,28 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
   b.sent.assign(n, 0), b.received.assign(n, 0), b.send_at.assign(n, 0), b.recv_at.assign(n, 0);
   bool send_in_place = true, recv_in_place = true;
   std::size_t total_sent = 0, total_received = 0;
+  const auto mine_before = block_maps_of(before, pos, ext), mine_after = block_maps_of(after, pos, ext);
   for (std::size_t i = 0; i < n; ++i) {
     if (static_cast<int>(i) == me) continue;
-    const shared_range to = range_of_shared(before, pos, after, b.group[i], ext, false);
-    const shared_range from = range_of_shared(before, b.group[i], after, pos, ext, true);
+    const int q = b.group[i];
+    const shared_range to = ranges_of_shared(mine_before, block_maps_of(after, q, ext)).in_a;
+    const shared_range from = ranges_of_shared(block_maps_of(before, q, ext), mine_after).in_b;
     b.sent[i] = static_cast<std::size_t>(to.count), b.received[i] = static_cast<std::size_t>(from.count);
     send_in_place = send_in_place && to.first >= 0, recv_in_place = recv_in_place && from.first >= 0;
     b.send_at[i] = static_cast<std::size_t>(to.first < 0 ? 0 : to.first);
     b.recv_at[i] = static_cast<std::size_t>(from.first < 0 ? 0 : from.first);
     total_sent += b.sent[i], total_received += b.received[i];
+  }
+  // Where both sides are in place and this rank's own part is one range of `in` and of `out`,
+  // the collective copies it too (MPI_Alltoallv does that while it waits for the peers: a
+  // hand-written program's call, measured faster than a copy of its own before the call).
+  const shared_ranges own = ranges_of_shared(mine_before, mine_after);
+  const shared_range own_in = own.in_a, own_out = own.in_b;
+  const bool own_in_call = send_in_place && recv_in_place && own_in.first >= 0 && own_out.first >= 0;
+  if (own_in_call) {
+    const auto k = static_cast<std::size_t>(me);
+    b.sent[k] = b.received[k] = static_cast<std::size_t>(own_in.count);
+    b.send_at[k] = static_cast<std::size_t>(own_in.first), b.recv_at[k] = static_cast<std::size_t>(own_out.first);
   }
   const T* send = send_in_place ? in.data() : pack_sends(before, after, pos, me, ext, in, total_sent, b);
   T* recv = out.data();
@@ -305,15 +329,19 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
     for (std::size_t i = 0; i < n; ++i) b.recv_at[i] = at, at += b.received[i];
     recv = b.recv.data();
   }
-  collective_on_dims<T>(mesh, s.group, "all_to_allv", total_received, [&](const auto& cc, auto... watch) {
-    cc.all_to_allv(send, std::span<const std::size_t>(b.sent), std::span<const std::size_t>(b.send_at), recv,
-                   std::span<const std::size_t>(b.received), std::span<const std::size_t>(b.recv_at), b.stream,
-                   watch...);
-  });
-  auto keep = b.runs(in.data(), out.data());
-  std::size_t filled = static_cast<std::size_t>(for_each_shared_run(before, pos, after, pos, ext, keep));
-  keep.flush();
-  filled += total_received;
+  collective_on_dims<T>(mesh, s.group, "all_to_allv", total_received + b.received[static_cast<std::size_t>(me)],
+                        [&](const auto& cc, auto... watch) {
+                          cc.all_to_allv(send, std::span<const std::size_t>(b.sent),
+                                         std::span<const std::size_t>(b.send_at), recv,
+                                         std::span<const std::size_t>(b.received),
+                                         std::span<const std::size_t>(b.recv_at), b.stream, watch...);
+                        });
+  std::size_t filled = total_received + static_cast<std::size_t>(own_in_call ? own_in.count : 0);
+  if (!own_in_call) {
+    auto keep = b.runs(in.data(), out.data());
+    filled += static_cast<std::size_t>(for_each_shared_run_in(mine_before, mine_after, keep));
+    keep.flush();
+  }
   if (!recv_in_place) unpack_receives(before, after, pos, me, ext, out, b);
   if (filled != out.size()) fail_step(step_name(s.kind), "the new block is not covered by the group's blocks");
 }

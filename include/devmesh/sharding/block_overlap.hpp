@@ -78,6 +78,86 @@ class dim_runs {
 
 }  // namespace detail
 
+namespace detail {
+
+/// The index maps of one block (spec s at position p) along every tensor dim: what
+/// for_each_shared_run intersects, computed once where a step meets the block several times.
+template <class Spec, class E>
+auto block_maps_of(const Spec& s, int p, const E& ext) {
+  std::array<decltype(s.held(ext, p, 0)), E::rank_value> m{};
+  for (int t = 0; t < E::rank_value; ++t) m[static_cast<std::size_t>(t)] = s.held(ext, p, t);
+  return m;
+}
+
+/// for_each_shared_run_in's body, for R >= 1.
+template <class Map, std::size_t R, class F>
+tensor_index shared_runs_of_blocks(const std::array<Map, R>& ma, const std::array<Map, R>& mb, F& f) {
+  std::array<dim_runs, R> runs;
+  std::array<tensor_index, R> shape_a{}, shape_b{};  // the blocks' shapes: their maps' lengths
+  for (int t = static_cast<int>(R) - 1; t >= 0; --t) {
+    shape_a[t] = ma[t].length(), shape_b[t] = mb[t].length();
+    runs[t].assign(ma[t], mb[t]);
+    if (runs[t].empty()) return 0;
+  }
+  // The trailing dims whole in both blocks fold into the runs of the dim before them.
+  int last = static_cast<int>(R) - 1;
+  tensor_index inner = 1;
+  while (last > 0 && runs[last].whole(shape_a[last], shape_b[last])) inner *= shape_a[last--];
+  std::array<tensor_index, R> stride_a{}, stride_b{};
+  tensor_index sa = inner, sb = inner;
+  for (int t = last; t >= 0; --t) {
+    stride_a[t] = sa, stride_b[t] = sb;
+    sa *= shape_a[t], sb *= shape_b[t];
+  }
+  const shared_run *first = runs[last].begin(), *end = runs[last].end();
+  tensor_index row = 0;  // elements per index of the dims before `last`
+  for (auto* r = first; r != end; ++r) row += r->len * inner;
+  const auto emit = [&](tensor_index oa, tensor_index ob) {
+    for (auto* r = first; r != end; ++r) f(oa + r->a * inner, ob + r->b * inner, r->len * inner);
+  };
+  const int loop = last - 1;  // the dim before `last`, looped directly; an odometer over those before
+  if (loop < 0) {
+    emit(0, 0);
+    return row;
+  }
+  tensor_index per_step = 0;  // elements per step of the odometer
+  for (const auto& r : runs[loop]) per_step += r.len * row;
+  std::array<std::size_t, R> run{};  // the odometer: a run, and an index in it, per dim
+  std::array<tensor_index, R> within{};
+  tensor_index n = 0;
+  for (;;) {
+    tensor_index oa = 0, ob = 0;
+    for (int t = 0; t < loop; ++t) {
+      const auto& r = runs[t][run[t]];
+      oa += (r.a + within[t]) * stride_a[t], ob += (r.b + within[t]) * stride_b[t];
+    }
+    for (const auto& r : runs[loop])
+      for (tensor_index i = 0; i < r.len; ++i) emit(oa + (r.a + i) * stride_a[loop], ob + (r.b + i) * stride_b[loop]);
+    n += per_step;
+    int t = loop - 1;
+    for (; t >= 0; --t) {
+      if (++within[t] < runs[t][run[t]].len) break;
+      within[t] = 0;
+      if (++run[t] < runs[t].size()) break;
+      run[t] = 0;
+    }
+    if (t < 0) return n;
+  }
+}
+
+/// for_each_shared_run on two blocks' maps (block_maps_of; checked specs).
+template <class Map, std::size_t R, class F>
+tensor_index for_each_shared_run_in(const std::array<Map, R>& ma, const std::array<Map, R>& mb, F&& f) {
+  if constexpr (R == 0) {
+    f(tensor_index{0}, tensor_index{0}, tensor_index{1});
+    return 1;
+  } else {
+    return shared_runs_of_blocks(ma, mb, f);
+  }
+}
+
+}  // namespace detail
+
 /// Calls f(offset in a's block, offset in b's block, n) for every run of n elements that spec
 /// a's block at position p and spec b's block at position q both hold and that are
 /// consecutive in both blocks, in global row-major order; returns the number of elements.
@@ -86,65 +166,8 @@ class dim_runs {
 /// excluded: their padding is not an element). What a step packs and unpacks, a run at a time.
 template <class SpecA, class SpecB, class E, class F>
 tensor_index for_each_shared_run(const SpecA& a, int p, const SpecB& b, int q, const E& ext, F&& f) {
-  constexpr int R = E::rank_value;
-  if constexpr (R == 0) {
-    f(tensor_index{0}, tensor_index{0}, tensor_index{1});
-    return 1;
-  } else {
-    a.check(ext), b.check(ext);  // chunking::even on an uneven extent throws, as local_shape does
-    std::array<detail::dim_runs, R> runs;
-    std::array<tensor_index, R> shape_a{}, shape_b{};  // the blocks' shapes: their maps' lengths
-    for (int t = R - 1; t >= 0; --t) {
-      const auto ma = a.held(ext, p, t), mb = b.held(ext, q, t);
-      shape_a[t] = ma.length(), shape_b[t] = mb.length();
-      runs[t].assign(ma, mb);
-      if (runs[t].empty()) return 0;
-    }
-    // The trailing dims whole in both blocks fold into the runs of the dim before them.
-    int last = R - 1;
-    tensor_index inner = 1;
-    while (last > 0 && runs[last].whole(shape_a[last], shape_b[last])) inner *= shape_a[last--];
-    std::array<tensor_index, R> stride_a{}, stride_b{};
-    tensor_index sa = inner, sb = inner;
-    for (int t = last; t >= 0; --t) {
-      stride_a[t] = sa, stride_b[t] = sb;
-      sa *= shape_a[t], sb *= shape_b[t];
-    }
-    const detail::shared_run *first = runs[last].begin(), *end = runs[last].end();
-    tensor_index row = 0;  // elements per index of the dims before `last`
-    for (auto* r = first; r != end; ++r) row += r->len * inner;
-    const auto emit = [&](tensor_index oa, tensor_index ob) {
-      for (auto* r = first; r != end; ++r) f(oa + r->a * inner, ob + r->b * inner, r->len * inner);
-    };
-    const int loop = last - 1;  // the dim before `last`, looped directly; an odometer over those before
-    if (loop < 0) {
-      emit(0, 0);
-      return row;
-    }
-    tensor_index per_step = 0;  // elements per step of the odometer
-    for (const auto& r : runs[loop]) per_step += r.len * row;
-    std::array<std::size_t, R> run{};      // the odometer: a run, and an index in it, per dim
-    std::array<tensor_index, R> within{};
-    tensor_index n = 0;
-    for (;;) {
-      tensor_index oa = 0, ob = 0;
-      for (int t = 0; t < loop; ++t) {
-        const auto& r = runs[t][run[t]];
-        oa += (r.a + within[t]) * stride_a[t], ob += (r.b + within[t]) * stride_b[t];
-      }
-      for (const auto& r : runs[loop])
-        for (tensor_index i = 0; i < r.len; ++i) emit(oa + (r.a + i) * stride_a[loop], ob + (r.b + i) * stride_b[loop]);
-      n += per_step;
-      int t = loop - 1;
-      for (; t >= 0; --t) {
-        if (++within[t] < runs[t][run[t]].len) break;
-        within[t] = 0;
-        if (++run[t] < runs[t].size()) break;
-        run[t] = 0;
-      }
-      if (t < 0) return n;
-    }
-  }
+  a.check(ext), b.check(ext);  // chunking::even on an uneven extent throws, as local_shape does
+  return detail::for_each_shared_run_in(detail::block_maps_of(a, p, ext), detail::block_maps_of(b, q, ext), f);
 }
 
 /// Calls f(offset in a's block, offset in b's block) for every element that spec a's block at
