@@ -9,12 +9,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <algorithm>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "../runtime/algorithm.hpp"
 #include "native.hpp"
 
 #include "../runtime/deadline.hpp"

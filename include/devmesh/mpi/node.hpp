@@ -9,13 +9,13 @@
 // tests simulate several nodes on one machine). A rank with the variable and one without are
 // never on the same node; set it on every rank or on none. Empty counts as unset.
 #pragma once
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "../runtime/algorithm.hpp"
 #include "native.hpp"
 
 #include "../runtime/consensus.hpp"

@@ -7,7 +7,6 @@
 // by options::timeout. The communicator keeps a duplicate of the MPI communicator as its
 // host channel for the mesh consistency check.
 #pragma once
-#include <algorithm>
 #include <concepts>
 #include <memory>
 #include <mutex>
@@ -16,6 +15,7 @@
 
 #include <nccl.h>
 
+#include "../runtime/algorithm.hpp"
 #include "../mpi/communicator.hpp"
 #include "../mpi/native.hpp"
 #include "bootstrap.hpp"

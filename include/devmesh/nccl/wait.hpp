@@ -5,13 +5,13 @@
 // every communicator of the operation settles or the deadline passes: the caller then
 // aborts them and throws, instead of hanging.
 #pragma once
-#include <algorithm>
 #include <chrono>
 #include <initializer_list>
 #include <string>
 
 #include <nccl.h>
 
+#include "../runtime/algorithm.hpp"
 #include "../runtime/deadline.hpp"
 #include "error.hpp"
 

@@ -3,7 +3,6 @@
 // full_tensor (the whole tensor on every rank) and check_from_local (PyTorch's
 // from_local(run_check=True): every rank's block is the spec's, agreed).
 #pragma once
-#include <algorithm>
 #include <cstddef>
 #include <ranges>
 #include <span>
@@ -11,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../runtime/algorithm.hpp"
 #include "../core/diagnostics.hpp"
 #include "../runtime/device_mesh.hpp"
 #include "../sharding/dynamic_spec.hpp"

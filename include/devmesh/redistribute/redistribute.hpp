@@ -10,7 +10,6 @@
 // Every rank of the mesh calls it with the same specs and extents; a step over several dims
 // that has no communicator yet makes one, collectively as flatten() does.
 #pragma once
-#include <algorithm>
 #include <cstddef>
 #include <ranges>
 #include <span>
@@ -18,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../runtime/algorithm.hpp"
 #include "../core/diagnostics.hpp"
 #include "../runtime/backend.hpp"
 #include "../runtime/collective_check.hpp"

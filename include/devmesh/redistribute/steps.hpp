@@ -8,13 +8,13 @@
 // reused from call to call (no allocation once warm); on a device they are the call's,
 // stream-ordered.
 #pragma once
-#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "../runtime/algorithm.hpp"
 #include "../core/diagnostics.hpp"
 #include "../runtime/backend.hpp"
 #include "../sharding/block_overlap.hpp"

@@ -8,7 +8,6 @@
 // rank of the group throws mesh_error naming the ranks and what differs, and the
 // communicator stays usable. Off, it costs one predictable branch per collective.
 #pragma once
-#include <algorithm>
 #include <array>
 #include <cstring>
 #include <cstdint>
@@ -16,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithm.hpp"
 #include "backend.hpp"
 #include "consensus.hpp"
 #include "deadline.hpp"

@@ -4,13 +4,13 @@
 // exactly when those are equal, whatever their names or history. So slices find their dims
 // here and create nothing, and flattening twice creates nothing.
 #pragma once
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "algorithm.hpp"
 #include "../core/layout.hpp"
 #include "backend.hpp"
 #include "flight_recorder.hpp"

@@ -6,7 +6,6 @@
 // rank on the common path (an all-reduce of a few words); only a failure gathers
 // per-rank text, to say who differs and how.
 #pragma once
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -17,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithm.hpp"
 #include "backend.hpp"
 #include "deadline.hpp"
 #include "../core/diagnostics.hpp"

@@ -3,7 +3,6 @@
 // ranks of the group made and others did not, or that ended differently. What
 // examples/11_flight_record --analyze <dir> prints. Opt-in: not part of devmesh.hpp.
 #pragma once
-#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithm.hpp"
 #include "../core/diagnostics.hpp"
 #include "consensus.hpp"
 #include "flight_recorder.hpp"

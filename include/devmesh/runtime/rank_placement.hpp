@@ -3,11 +3,11 @@
 // mesh tensor, flattened: options.rank_map, or node-major placement) says which world rank
 // holds each position. Row-major world order (position p is world rank p) stores no map.
 #pragma once
-#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "algorithm.hpp"
 #include "../core/print.hpp"
 #include "digest.hpp"
 

@@ -11,7 +11,6 @@
 // the stream returns), the flight record is written (DEVMESH_FLIGHT_RECORD) and the reason
 // is printed; from then on every devmesh call on the root throws comm_error with it.
 #pragma once
-#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -24,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "algorithm.hpp"
 #include "../core/diagnostics.hpp"
 #include "backend.hpp"
 #include "comm_cache.hpp"

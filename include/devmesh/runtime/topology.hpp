@@ -23,7 +23,6 @@
 // listed dims are the innermost modes (their blocks are runs of consecutive positions), the
 // map for block placement is the identity, and block placement needs no map at all.
 #pragma once
-#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <climits>
@@ -42,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithm.hpp"
 #include "../core/basic_mesh.hpp"
 #include "../core/diagnostics.hpp"
 #include "../core/fixed_string.hpp"
