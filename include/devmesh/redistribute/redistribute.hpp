@@ -95,7 +95,7 @@ std::string redistribute_error(const Call& call, const device_mesh<Layout, Comm>
 /// counts). Only tensors of more than max_count elements can (O(steps x ranks) then; nothing
 /// otherwise, and nothing on a backend without a max_count: NCCL's counts are size_t).
 template <class Call, class Layout, class Comm, int N, class E>
-void check_int_counts(const Call& call, const device_mesh<Layout, Comm>& mesh, const redistribute_plan<N>& plan,
+void check_counts_fit(const Call& call, const device_mesh<Layout, Comm>& mesh, const redistribute_plan<N>& plan,
                       const E& ext) {
   if constexpr (requires { Comm::max_count; }) {
     constexpr auto max_count = static_cast<tensor_index>(Comm::max_count);
@@ -148,7 +148,7 @@ void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<La
   space::check_usable("redistribute");
   const auto call = [&] { return detail::redistribute_call<T>(mesh, from, to, ext); };
   const auto& plan = detail::plan_in_place(from, to);  // static: read in place; refusals throw on every rank
-  detail::check_int_counts(call, mesh, plan, ext);  // so do blocks too large for int counts
+  detail::check_counts_fit(call, mesh, plan, ext);  // so do blocks too large for the backend's counts
   detail::check_average_type<Comm, T>(call, plan);  // and integer averages on NCCL
   detail::agree_on_call(mesh, call, detail::redistribute_error(call, mesh, from, to, ext, src, n_in, dst, n_out, sizeof(T)));
   detail::with_step_buffers<T, space>(stream, [&](auto& b) {

@@ -76,10 +76,6 @@ class dim_runs {
   }
 };
 
-}  // namespace detail
-
-namespace detail {
-
 /// The index maps of one block (spec s at position p) along every tensor dim: what
 /// for_each_shared_run intersects, computed once where a step meets the block several times.
 template <class Spec, class E>
