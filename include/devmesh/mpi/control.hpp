@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
-#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -18,6 +17,7 @@
 #include "native.hpp"
 
 #include "../runtime/deadline.hpp"
+#include "../runtime/owned.hpp"
 #include "error.hpp"
 #include "handle.hpp"
 
@@ -27,9 +27,9 @@ namespace devmesh::mpi::detail {
 /// requests and the buffers devmesh made for it, which MPI may still read or write, kept
 /// alive (and reachable) until the process ends.
 template <class = void>
-void park(std::shared_ptr<void> keep, std::span<const MPI_Request> reqs) {
+void park(devmesh::detail::kept keep, std::span<const MPI_Request> reqs) {
   static std::mutex m;
-  static std::vector<std::pair<std::shared_ptr<void>, std::vector<MPI_Request>>> parked;
+  static std::vector<std::pair<devmesh::detail::kept, std::vector<MPI_Request>>> parked;
   std::lock_guard lock(m);
   parked.emplace_back(std::move(keep), std::vector<MPI_Request>(reqs.begin(), reqs.end()));
 }
@@ -77,9 +77,9 @@ class roll_call {
     told = 1;
     // Fire and forget: the note's buffer outlives the send (kept, a word per note).
     static std::mutex m;
-    static std::vector<std::unique_ptr<std::uint64_t>> notes;
+    static std::vector<devmesh::detail::owned<std::uint64_t>> notes;
     std::lock_guard lock(m);
-    notes.push_back(std::make_unique<std::uint64_t>(seq_));
+    notes.push_back(devmesh::detail::owned<std::uint64_t>::make(seq_));
     MPI_Request req = MPI_REQUEST_NULL;
     if (MPI_Isend(notes.back().get(), 1, MPI_UINT64_T, r, tag, h_.native(), &req) == MPI_SUCCESS)
       MPI_Request_free(&req);
@@ -93,7 +93,7 @@ class roll_call {
 /// Leaves `keep` (a Keep) to MPI with the requests of a call that timed out.
 template <class Keep>
 void park_keep(void* keep, std::span<const MPI_Request> reqs) {
-  park(std::make_shared<Keep>(std::move(*static_cast<Keep*>(keep))), reqs);
+  park(devmesh::detail::kept::of(std::move(*static_cast<Keep*>(keep))), reqs);
 }
 
 /// The watchdog's wait (a collective issued non-blocking): polls `reqs` until they complete
@@ -157,7 +157,7 @@ void issue(const comm_handle& h, const char* call, const char* icall, const watc
 /// to MPI (MPI may still complete them: they are parked, never freed), `h` is marked
 /// unusable, and timeout_error is thrown.
 template <class Start, class Finish>
-void bounded(const comm_handle& h, const char* call, const deadline& d, std::unique_ptr<unsigned char[]> buf,
+void bounded(const comm_handle& h, const char* call, const deadline& d, devmesh::detail::owned_array<unsigned char> buf,
              Start start, Finish finish) {
   MPI_Request req = MPI_REQUEST_NULL;
   check(start(buf.get(), &req), call);
@@ -170,7 +170,7 @@ void bounded(const comm_handle& h, const char* call, const deadline& d, std::uni
   check(rc, call);
   if (!done) {
     h.mark_unusable(std::string(call) + " timed out after " + d.describe());
-    park(std::shared_ptr<unsigned char[]>(std::move(buf)), std::span<const MPI_Request>(&req, 1));
+    park(devmesh::detail::kept::of(std::move(buf)), std::span<const MPI_Request>(&req, 1));
     throw timeout_error("devmesh: mpi: " + std::string(call) + " on a communicator of " + std::to_string(h.size()) +
                         " ranks: not every rank arrived within " + d.describe() +
                         " (a rank skipped this step, is blocked elsewhere, or died)");
@@ -184,7 +184,7 @@ void all_gather_bytes(const comm_handle& h, const void* in, void* out, std::size
   const MPI_Comm comm = h.use("all_gather_bytes");
   const int c = int_count("all_gather_bytes", n);
   const std::size_t total = n * static_cast<std::size_t>(h.size());
-  auto buf = std::make_unique<unsigned char[]>(n + total);  // MPI owns it until completion
+  auto buf = devmesh::detail::owned_array<unsigned char>::zeroed(n + total);  // MPI owns it until completion
   std::memcpy(buf.get(), in, n);
   bounded(h, "MPI_Iallgather", d, std::move(buf), [&](unsigned char* b, MPI_Request* r) {
     return MPI_Iallgather(b, c, MPI_BYTE, b + n, c, MPI_BYTE, comm, r);
@@ -196,7 +196,7 @@ template <class = void>
 void all_reduce_max(const comm_handle& h, std::uint64_t* words, std::size_t n, const deadline& d) {
   const MPI_Comm comm = h.use("all_reduce_max");
   const int c = int_count("all_reduce_max", n);
-  auto buf = std::make_unique<unsigned char[]>(n * sizeof(std::uint64_t));
+  auto buf = devmesh::detail::owned_array<unsigned char>::zeroed(n * sizeof(std::uint64_t));
   std::memcpy(buf.get(), words, n * sizeof(std::uint64_t));
   bounded(h, "MPI_Iallreduce", d, std::move(buf), [&](unsigned char* b, MPI_Request* r) {
     return MPI_Iallreduce(MPI_IN_PLACE, b, c, MPI_UINT64_T, MPI_MAX, comm, r);
@@ -210,7 +210,7 @@ void all_reduce_max(const comm_handle& h, std::uint64_t* words, std::size_t n, c
 template <class Meanwhile>
 comm_handle duplicate(const comm_handle& h, const deadline& d, Meanwhile&& meanwhile) {
   const MPI_Comm comm = h.use("duplicate");
-  auto out = std::make_unique<unsigned char[]>(sizeof(MPI_Comm));  // MPI writes the handle here
+  auto out = devmesh::detail::owned_array<unsigned char>::zeroed(sizeof(MPI_Comm));  // MPI writes the handle here
   MPI_Comm* dup = reinterpret_cast<MPI_Comm*>(out.get());
   *dup = MPI_COMM_NULL;
   MPI_Comm result = MPI_COMM_NULL;

@@ -4,12 +4,12 @@
 // exactly when those are equal, whatever their names or history. So slices find their dims
 // here and create nothing, and flattening twice creates nothing.
 #pragma once
-#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "owned.hpp"
 #include "algorithm.hpp"
 #include "../core/layout.hpp"
 #include "backend.hpp"
@@ -33,16 +33,16 @@ template <communicator Comm>
 struct comm_entry : channel {
   group_key key;
   std::string options;  // the dim's options (options_key): sharing needs equal ones
-  std::shared_ptr<Comm> comm;
+  shared<Comm> comm;
 };
 
-/// The cache, in creation order. Entries never move (each is a unique_ptr), so a handle may
+/// The cache, in creation order. Entries never move (each is an owned entry), so a handle may
 /// keep pointers to them; they die in reverse creation order.
 template <communicator Comm>
 class comm_cache {
  public:
   using entry = comm_entry<Comm>;
-  using entry_list = std::vector<std::unique_ptr<entry>>;
+  using entry_list = std::vector<owned<entry>>;
 
   comm_cache() = default;
   comm_cache(const comm_cache&) = delete;

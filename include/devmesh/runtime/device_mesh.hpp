@@ -5,17 +5,17 @@
 //   mesh.all_reduce<"dp">(grad, dm::op::sum);          // collectives.hpp
 //
 // A device_mesh is a cheap copyable handle: its layout value (the core basic_mesh) plus a
-// shared_ptr to the state of the root it came from (mesh_state.hpp: the world, the private
-// control communicator, the communicator cache). Slices share the cache and never create;
-// flatten/unflatten create only the missing communicators (create_comms.hpp). The
-// communicators die with the last handle, in reverse creation order, the world last.
+// shared handle (owned.hpp) to the state of the root it came from (mesh_state.hpp: the
+// world, the private control communicator, the communicator cache). Slices share the
+// cache and never create; flatten/unflatten create only the missing communicators
+// (create_comms.hpp). The communicators die with the last handle, in reverse creation
+// order, the world last.
 //
 // The runtime uses only what backend.hpp specifies: no MPI or NCCL call lives here.
 #pragma once
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <iosfwd>
 #include <span>
@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "owned.hpp"
 #include "../core/diagnostics.hpp"
 #include "../core/dim.hpp"
 #include "../core/fixed_string.hpp"
@@ -48,7 +49,7 @@ namespace devmesh {
 namespace detail {
 // Declared with device_mesh in derivations.hpp.
 template <class Layout, communicator Comm>
-device_mesh<Layout, Comm> make_device_mesh(const Layout& l, std::shared_ptr<mesh_state<Comm>> s) {
+device_mesh<Layout, Comm> make_device_mesh(const Layout& l, shared<mesh_state<Comm>> s) {
   return device_mesh<Layout, Comm>(l, std::move(s));
 }
 }  // namespace detail
@@ -84,18 +85,18 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   template <class T, class L, communicator C, class I>
   friend void detail::collective_on_dims(const device_mesh<L, C>&, unsigned, std::string_view, std::size_t, I&&);
   template <class L, communicator C>
-  friend device_mesh<L, C> detail::make_device_mesh(const L&, std::shared_ptr<detail::mesh_state<C>>);
+  friend device_mesh<L, C> detail::make_device_mesh(const L&, detail::shared<detail::mesh_state<C>>);
 
   Layout layout_;
-  std::shared_ptr<state_type> state_;
+  detail::shared<state_type> state_;
   // Each dim's communicator, resolved once per handle (eager mode, members): comm<"tp">()
   // and every collective are then a load, not a cache search. Entries never move (the
-  // cache holds unique_ptrs) and live as long as state_.
+  // cache owns each one) and live as long as state_.
   std::array<const detail::comm_entry<Comm>*, Layout::ndim_with_aliases> comms_{};
   bool check_ = false;  // the collective check mode, copied here: off costs one branch
   bool watch_ = false;  // the watchdog, likewise
 
-  device_mesh(const Layout& l, std::shared_ptr<state_type> s)
+  device_mesh(const Layout& l, detail::shared<state_type> s)
       : layout_(l), state_(std::move(s)), check_(state_->check_collectives), watch_(state_->watchdog.count() > 0) {
     if (state_->options.lazy || !state_->is_member()) return;
     for (int d = 0; d < Layout::ndim_with_aliases; ++d)

@@ -14,11 +14,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iosfwd>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "owned.hpp"
 #include "../core/diagnostics.hpp"
 #include "deadline.hpp"
 
@@ -119,7 +119,7 @@ class flight_recorder {
     std::size_t n = capacity ? 1 : 0;
     while (n && n < capacity) n *= 2;
     capacity_ = n;
-    ring_ = n ? std::make_unique<flight_entry[]>(n) : nullptr;
+    ring_ = n ? owned_array<flight_entry>::zeroed(n) : nullptr;
   }
   std::size_t capacity() const { return capacity_; }
 
@@ -152,7 +152,7 @@ class flight_recorder {
   std::uint64_t recorded() const { return next_.load(std::memory_order_relaxed); }
 
  private:
-  std::unique_ptr<flight_entry[]> ring_;  // times in ticks
+  owned_array<flight_entry> ring_;  // times in ticks
   std::size_t capacity_ = 0;
   tick_clock clock_;
   std::atomic<std::uint64_t> next_{0};

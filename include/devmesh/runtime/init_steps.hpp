@@ -4,7 +4,6 @@
 // and on the mesh descriptor. Nothing collective runs before that agreement.
 #pragma once
 #include <atomic>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -12,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "owned.hpp"
 #include "../core/diagnostics.hpp"
 #include "../core/print.hpp"
 #include "backend.hpp"
@@ -62,9 +62,9 @@ void start_recording(mesh_state<C>& st, const device_mesh_options<C>& o) {
 /// out everywhere instead of hanging). `meanwhile(state)` runs once, while the duplicate is
 /// in flight when the backend can do that (MPI), else after it.
 template <class C, class W, class Meanwhile>
-std::shared_ptr<mesh_state<C>> new_state(W&& world, device_mesh_options<C> options, std::string_view step,
+shared<mesh_state<C>> new_state(W&& world, device_mesh_options<C> options, std::string_view step,
                                          Meanwhile&& meanwhile) {
-  auto st = std::make_shared<mesh_state<C>>();
+  auto st = shared<mesh_state<C>>::make();
   if constexpr (std::is_lvalue_reference_v<W>) {
     st->world = &world;  // borrowed: the caller keeps it alive longer than every handle
   } else {

@@ -3,7 +3,6 @@
 // rank sits (placement), the options, the root's layout and the communicator cache.
 #pragma once
 #include <cstdlib>
-#include <memory>
 #include <mutex>
 #include <type_traits>
 #include <optional>
