@@ -2,7 +2,9 @@
 // code without `.template`), the unnamed forms on 1-D meshes, buffers as any contiguous
 // range, and dims chosen at run time by name or index (dim_ref), aliases included, with
 // one index domain in the core and the runtime. Run under mpirun with 1, 2, 4 and 8 ranks.
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <numeric>
 #include <span>
 #include <string>
@@ -221,5 +223,50 @@ TEST_CASE("a moved-from device_mesh: its queries and collectives throw mesh_erro
     CHECK_EQ(sum_over<"tp">(copy, 1), copy.size<"tp">());
     CHECK_EQ(sum_over<"dp">(taken, 1), taken.size<"dp">());
     CHECK_EQ(taken.communicator_count(), other.communicator_count());
+  }
+}
+
+TEST_CASE("options.per_dim: std::map's interface by dim name, in name order (options_by_dim)") {
+  dm::options_by_dim<int> m;
+  CHECK(m.empty());
+  m["tp"] = 2;
+  m["dp"] = 1;
+  m[std::string(3, 'c')] = 3;
+  std::vector<std::string> names;
+  for (const auto& [name, value] : m) names.push_back(name + "=" + std::to_string(value));
+  CHECK(names == std::vector<std::string>{"ccc=3", "dp=1", "tp=2"});
+  CHECK_EQ(m["pp"], 0);  // operator[] adds default options
+  CHECK_EQ(m.size(), 4u);
+  CHECK(!m.emplace("tp", 7).second);  // a name keeps its options
+  CHECK_EQ(m.find("tp")->second, 2);
+  CHECK(m.emplace("ep", 5).second);
+  CHECK_EQ(m.erase("pp"), 1u);
+  CHECK_EQ(m.erase("pp"), 0u);
+  CHECK(m.contains("ep"));
+  CHECK_EQ(m.count("xx"), 0u);
+  CHECK(m.find("xx") == m.end());
+  const auto& view = m;
+  CHECK_EQ(view.find("dp")->second, 1);
+  CHECK_EQ(view.size(), 4u);
+}
+
+TEST_CASE("number_nodes: every rank's node numbered in order of the node's lowest rank") {
+  std::uint64_t state = 12345;
+  const auto next = [&](int n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((state >> 33) % static_cast<std::uint64_t>(n));
+  };
+  for (int round = 0; round < 200; ++round) {
+    const int ranks = next(40), values = 1 + next(8);
+    std::vector<dm::detail::node_key> keys;
+    for (int r = 0; r < ranks; ++r) keys.push_back({next(3), next(values)});
+    std::vector<dm::detail::node_key> seen;  // the brute force: ids by first appearance
+    std::vector<int> expected;
+    for (const auto& k : keys) {
+      const auto at = std::find(seen.begin(), seen.end(), k);
+      expected.push_back(static_cast<int>(at - seen.begin()));
+      if (at == seen.end()) seen.push_back(k);
+    }
+    CHECK(dm::detail::number_nodes(keys) == expected);
   }
 }

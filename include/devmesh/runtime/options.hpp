@@ -3,12 +3,13 @@
 // have (describe(), a name).
 #pragma once
 #include <concepts>
-#include <map>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "algorithm.hpp"
 #include "backend.hpp"
 #include "deadline.hpp"
 
@@ -55,6 +56,70 @@ class topology_option {
   detail::topology_step<Comm> step() const { return step_; }
 };
 
+/// Backend options by dim name, in name order: std::map's interface as options.per_dim uses
+/// it (operator[], find, count, contains, emplace, erase, iteration over (name, options)
+/// pairs), with string_view look-ups. A sorted vector: a mesh names a handful of dims, and
+/// std::map costs every TU that includes devmesh.hpp (docs/benchmarks.md, issue 21 item 5).
+template <class Options>
+class options_by_dim {
+ public:
+  using value_type = std::pair<std::string, Options>;
+  using iterator = typename std::vector<value_type>::iterator;
+  using const_iterator = typename std::vector<value_type>::const_iterator;
+
+  /// The options of `name`, default ones added first if it has none.
+  Options& operator[](std::string_view name) {
+    auto it = lower(name);
+    if (it == entries_.end() || it->first != name) it = entries_.insert(it, value_type(std::string(name), Options{}));
+    return it->second;
+  }
+  /// Adds (name, o) unless name has options; the entry, and whether it was added.
+  std::pair<iterator, bool> emplace(std::string name, Options o) {
+    auto it = lower(name);
+    if (it != entries_.end() && it->first == name) return {it, false};
+    return {entries_.insert(it, value_type(std::move(name), std::move(o))), true};
+  }
+  /// Removes name's options; the number removed (0 or 1).
+  std::size_t erase(std::string_view name) {
+    const auto it = find(name);
+    if (it == entries_.end()) return 0;
+    entries_.erase(it);
+    return 1;
+  }
+  /// The entry of name, or end().
+  iterator find(std::string_view name) {
+    const auto it = lower(name);
+    return it != entries_.end() && it->first == name ? it : entries_.end();
+  }
+  /// The entry of name, or end().
+  const_iterator find(std::string_view name) const { return const_cast<options_by_dim&>(*this).find(name); }
+  /// 1 if name has options, else 0.
+  std::size_t count(std::string_view name) const { return find(name) != end() ? 1 : 0; }
+  /// True if name has options.
+  bool contains(std::string_view name) const { return count(name) != 0; }
+  /// The first entry, in name order.
+  iterator begin() { return entries_.begin(); }
+  /// Past the last entry.
+  iterator end() { return entries_.end(); }
+  /// The first entry, in name order.
+  const_iterator begin() const { return entries_.begin(); }
+  /// Past the last entry.
+  const_iterator end() const { return entries_.end(); }
+  /// The number of names with options.
+  std::size_t size() const { return entries_.size(); }
+  /// True if no name has options.
+  bool empty() const { return entries_.empty(); }
+  /// Removes every entry.
+  void clear() { entries_.clear(); }
+
+ private:
+  iterator lower(std::string_view name) {
+    return std::lower_bound(entries_.begin(), entries_.end(), name,
+                            [](const value_type& e, std::string_view n) { return std::string_view(e.first) < n; });
+  }
+  std::vector<value_type> entries_;
+};
+
 /// How a device mesh creates its communicators, and the runtime contract's knobs.
 ///   options.per_dim["tp"] = ...;        // backend options of one dim (by name; aliases too)
 ///   options.lazy = true;                // create each dim's communicator on first use
@@ -69,7 +134,7 @@ struct device_mesh_options {
   /// Options of every dim that has no entry in per_dim.
   comm_options defaults{};
   /// Options by dim name (flattened aliases and unflattened dims included).
-  std::map<std::string, comm_options, std::less<>> per_dim{};
+  options_by_dim<comm_options> per_dim{};
   /// Opt-in: create a dim's communicator on its first use instead of at init. The first
   /// use is then collective over all the mesh's ranks (every member must make it, in the
   /// same order); the parent of these splits is a communicator of the whole mesh.

@@ -34,7 +34,6 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <iterator>
-#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -535,13 +534,24 @@ node_override node_id_from_env() {
 /// A rank with DEVMESH_NODE_ID and one without never share a node (their kinds differ).
 using node_key = std::array<std::int64_t, 2>;
 
-/// Every rank's node key, renumbered 0..n-1 in order of each node's lowest rank.
+/// Every rank's node key, renumbered 0..n-1 in order of each node's lowest rank. O(n log n):
+/// the ranks sorted by key (stably, so each node's first is its lowest rank), each rank
+/// pointed at that rank, then the lowest ranks numbered in rank order.
 template <class = void>
 std::vector<int> number_nodes(const std::vector<node_key>& keys) {
-  std::map<node_key, int> id;
-  std::vector<int> out;
-  out.reserve(keys.size());
-  for (const auto& k : keys) out.push_back(id.try_emplace(k, static_cast<int>(id.size())).first->second);
+  const int n = static_cast<int>(keys.size());
+  std::vector<int> by_key(keys.size()), out(keys.size()), id(keys.size(), -1);
+  for (int r = 0; r < n; ++r) by_key[static_cast<std::size_t>(r)] = r;
+  const auto key = [&](int r) -> const node_key& { return keys[static_cast<std::size_t>(r)]; };
+  std::stable_sort(by_key.begin(), by_key.end(), [&](int a, int b) { return key(a) < key(b); });
+  for (std::size_t i = 0; i < by_key.size(); ++i) {
+    const bool first = i == 0 || key(by_key[i - 1]) != key(by_key[i]);
+    out[static_cast<std::size_t>(by_key[i])] = first ? by_key[i] : out[static_cast<std::size_t>(by_key[i - 1])];
+  }
+  int next = 0;
+  for (int r = 0; r < n; ++r)
+    if (out[static_cast<std::size_t>(r)] == r) id[static_cast<std::size_t>(r)] = next++;
+  for (auto& o : out) o = id[static_cast<std::size_t>(o)];
   return out;
 }
 
