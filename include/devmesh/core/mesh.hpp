@@ -7,7 +7,6 @@
 #include <concepts>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -21,6 +20,16 @@
 namespace devmesh {
 
 namespace detail {
+
+/// The K-th type of T... (std::tuple_element_t<K, std::tuple<T...>> without <tuple>).
+template <int K, class T, class... Rest>
+struct type_at {
+  using type = typename type_at<K - 1, Rest...>::type;
+};
+template <class T, class... Rest>
+struct type_at<0, T, Rest...> {
+  using type = T;
+};
 
 /// A type a mesh size may be given as: an integer type, but not bool or a character type.
 template <class T>
@@ -215,7 +224,7 @@ class mesh : public detail::root_base<Dims...> {
     }();
     if constexpr (bad >= 0)
       detail::require<false, error::size_not_integer<detail::name_of<typename base::names_type, dim_of_arg(bad, sizeof...(I))>,
-                                                     std::tuple_element_t<bad, std::tuple<I...>>>>();
+                                                     typename detail::type_at<bad, I...>::type>>();
     return bad < 0;
   }
   // Not constexpr: in a constant expression (a static mesh given sizes) a bad size is a

@@ -19,7 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <tuple>
+#include <utility>
 
 #include "diagnostics.hpp"
 #include "mesh.hpp"
@@ -231,7 +231,7 @@ M parse_checked_mesh(std::string_view spec, int world) {
   if constexpr (M::is_static)
     return M{};
   else
-    return std::apply([](auto... s) { return M(s...); }, sizes);
+    return [&]<std::size_t... d>(std::index_sequence<d...>) { return M(sizes[d]...); }(std::make_index_sequence<n>{});
 }
 
 template <class M>

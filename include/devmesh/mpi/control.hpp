@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "../runtime/sync.hpp"
 #include "../runtime/algorithm.hpp"
 #include "native.hpp"
 

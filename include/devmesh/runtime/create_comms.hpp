@@ -4,13 +4,13 @@
 // a failure on some rank makes every rank throw and nothing half-made is cached.
 #pragma once
 #include <exception>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "sync.hpp"
 #include "owned.hpp"
 #include "../core/group.hpp"
 #include "backend.hpp"

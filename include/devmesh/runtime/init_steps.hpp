@@ -3,7 +3,6 @@
 // (the layout, the world, the rank map and topology options) and the one agreement on them
 // and on the mesh descriptor. Nothing collective runs before that agreement.
 #pragma once
-#include <atomic>
 #include <optional>
 #include <span>
 #include <string>
@@ -11,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "sync.hpp"
 #include "owned.hpp"
 #include "../core/diagnostics.hpp"
 #include "../core/print.hpp"
@@ -44,8 +44,8 @@ std::string placement_error(const mesh_state<C>& st, const Layout& l, std::strin
 /// The flight recorder and the watchdog of a new root (before its first step).
 template <class C>
 void start_recording(mesh_state<C>& st, const device_mesh_options<C>& o) {
-  static std::atomic<int> roots{0};
-  st.index = roots.fetch_add(1, std::memory_order_relaxed);
+  static atomic_word<int> roots{0};
+  st.index = roots.fetch_add(1, word_order::relaxed);
   st.watchdog = o.resolved_watchdog();
   if constexpr (!watchable<C> && !stream_watchable<C>)
     if (st.watchdog.count() > 0)

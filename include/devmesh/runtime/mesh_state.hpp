@@ -3,7 +3,6 @@
 // rank sits (placement), the options, the root's layout and the communicator cache.
 #pragma once
 #include <cstdlib>
-#include <mutex>
 #include <type_traits>
 #include <optional>
 #include <span>
@@ -11,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sync.hpp"
 #include "../core/diagnostics.hpp"
 #include "../core/print.hpp"
 #include "backend.hpp"

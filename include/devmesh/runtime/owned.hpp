@@ -6,10 +6,11 @@
 // on any thread), and anything kept alive behind a type-erased handle (kept). No custom
 // deleters, no weak handles, no aliasing: the runtime needs none.
 #pragma once
-#include <atomic>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
+
+#include "sync.hpp"
 
 namespace devmesh::detail {
 
@@ -68,7 +69,7 @@ class owned_array {
 template <class T>
 class shared {
   struct node {
-    std::atomic<long> copies{1};
+    atomic_word<long> copies{1};
     T value;
     template <class... Args>
     explicit node(Args&&... args) : value(std::forward<Args>(args)...) {}
@@ -84,7 +85,7 @@ class shared {
   }
   shared() noexcept = default;
   shared(const shared& o) noexcept : n_(o.n_) {
-    if (n_) n_->copies.fetch_add(1, std::memory_order_relaxed);
+    if (n_) n_->copies.fetch_add(1, word_order::relaxed);
   }
   shared(shared&& o) noexcept : n_(std::exchange(o.n_, nullptr)) {}
   shared& operator=(shared o) noexcept {
@@ -93,7 +94,7 @@ class shared {
   }
   ~shared() {
     // acq_rel: the last copy sees every other copy's writes before it destroys the value.
-    if (n_ && n_->copies.fetch_sub(1, std::memory_order_acq_rel) == 1) delete n_;
+    if (n_ && n_->copies.fetch_sub(1, word_order::acq_rel) == 1) delete n_;
   }
   T* get() const noexcept { return n_ ? &n_->value : nullptr; }
   T& operator*() const noexcept { return n_->value; }
