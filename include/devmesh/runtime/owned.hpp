@@ -1,6 +1,6 @@
 // devmesh/runtime/owned.hpp: the runtime's owning handles, the part of std::unique_ptr and
 // std::shared_ptr it uses, without <memory>: C++20's <bits/unique_ptr.h> brings <ostream>,
-// and the two cost +0.31 G of g++ instructions in every TU that includes devmesh.hpp
+// and the two cost +0.40 G of g++ instructions in every TU that includes devmesh.hpp
 // (docs/benchmarks.md, issue 21 item 5). One object or array with one owner (owned,
 // owned_array), one object shared by its copies (shared: an atomic count, so copies may die
 // on any thread), and anything kept alive behind a type-erased handle (kept). No custom
