@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
-#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -23,15 +22,24 @@
 
 namespace devmesh::mpi::detail {
 
-/// What a call that timed out leaves to MPI (a control step, a watched collective): its
-/// requests and the buffers devmesh made for it, which MPI may still read or write, kept
-/// alive (and reachable) until the process ends.
+/// What a call that timed out leaves to MPI (a control step, a watched collective, a roll
+/// call's note): its requests and the buffers devmesh made for it, which MPI may still read
+/// or write, kept alive and reachable until the process ends, in a list never freed (a list
+/// of nodes, not a vector: one type less to instantiate in every TU, issue 21's include cost).
+struct parked_call {
+  devmesh::detail::kept keep;
+  devmesh::detail::owned_array<MPI_Request> requests;
+  const parked_call* next;
+};
+
 template <class = void>
 void park(devmesh::detail::kept keep, std::span<const MPI_Request> reqs) {
   static std::mutex m;
-  static std::vector<std::pair<devmesh::detail::kept, std::vector<MPI_Request>>> parked;
+  static const parked_call* parked = nullptr;
+  auto requests = devmesh::detail::owned_array<MPI_Request>::for_overwrite(reqs.size());
+  std::copy(reqs.begin(), reqs.end(), requests.get());
   std::lock_guard lock(m);
-  parked.emplace_back(std::move(keep), std::vector<MPI_Request>(reqs.begin(), reqs.end()));
+  parked = new parked_call{std::move(keep), std::move(requests), parked};
 }
 
 /// The watchdog's roll call on one communicator: who says they are in call #seq. Each rank
@@ -75,14 +83,12 @@ class roll_call {
     auto& told = told_[static_cast<std::size_t>(r)];
     if (told || r == h_.rank()) return;
     told = 1;
-    // Fire and forget: the note's buffer outlives the send (kept, a word per note).
-    static std::mutex m;
-    static std::vector<devmesh::detail::owned<std::uint64_t>> notes;
-    std::lock_guard lock(m);
-    notes.push_back(devmesh::detail::owned<std::uint64_t>::make(seq_));
+    // Fire and forget: the note's buffer outlives the send (parked, a word per note).
+    auto note = devmesh::detail::owned<std::uint64_t>::make(seq_);
+    const std::uint64_t* word = note.get();
+    park(devmesh::detail::kept::of(std::move(note)), {});
     MPI_Request req = MPI_REQUEST_NULL;
-    if (MPI_Isend(notes.back().get(), 1, MPI_UINT64_T, r, tag, h_.native(), &req) == MPI_SUCCESS)
-      MPI_Request_free(&req);
+    if (MPI_Isend(word, 1, MPI_UINT64_T, r, tag, h_.native(), &req) == MPI_SUCCESS) MPI_Request_free(&req);
   }
 
   const comm_handle& h_;
@@ -110,20 +116,21 @@ void wait_watched(const comm_handle& h, const char* call, const watched_call& wa
   int rc = MPI_SUCCESS;
   const int n = static_cast<int>(reqs.size());
   const auto roll_from = std::chrono::steady_clock::now() + std::chrono::milliseconds(10);
-  std::optional<roll_call> roll;
+  devmesh::detail::owned<roll_call> roll;  // held once the wait passes 10 ms
   auto test = [&] {
     if (rc == MPI_SUCCESS && !done) rc = MPI_Testall(n, reqs.data(), &done, MPI_STATUSES_IGNORE);
     return done != 0 || rc != MPI_SUCCESS;
   };
   devmesh::detail::poll_until(watch.until, [&] {
     if (test()) return true;
-    if (!roll && std::chrono::steady_clock::now() >= roll_from) roll.emplace(h, watch.seq);
+    if (!roll && std::chrono::steady_clock::now() >= roll_from)
+      roll = devmesh::detail::owned<roll_call>::make(h, watch.seq);
     if (roll) roll->listen();
     return false;
   });
   check(rc, call);
   if (done) return;
-  if (!roll) roll.emplace(h, watch.seq);
+  if (!roll) roll = devmesh::detail::owned<roll_call>::make(h, watch.seq);
   roll->tell_all();
   const auto grace = std::min<std::chrono::milliseconds>(std::chrono::milliseconds(1000), watch.until.bound / 10);
   devmesh::detail::poll_until(deadline::after(grace), [&] {

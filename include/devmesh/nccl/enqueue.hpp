@@ -32,7 +32,7 @@ inline group_registry& groups() {
 
 inline void add_pending(comm_state* s) {
   auto& p = groups().pending;
-  if (std::find(p.begin(), p.end(), s) == p.end()) p.push_back(s);
+  if (devmesh::detail::find(p.begin(), p.end(), s) == p.end()) p.push_back(s);
 }
 
 /// ncclGroupStart, counted.

@@ -107,7 +107,7 @@ struct bootstrap_options {
 inline communicator world(MPI_Comm mpi_comm, const options& o = {}, const bootstrap_options& b = {}) {
   auto ch = std::make_shared<const detail::mpi_channel>(mpi_comm);
   const int rank = ch->rank(), size = ch->size();
-  const int roots = std::clamp(b.roots, 1, size);
+  const int roots = devmesh::detail::clamp(b.roots, 1, size);
   detail::rank_outcome mine{};
   std::string local;
   try {

@@ -41,7 +41,7 @@ void scatter_from_root(const device_mesh<Layout, Comm>& mesh, const dynamic_shar
                        const dynamic_sharding<Layout>& sent, const E& ext, const T* src, int root,
                        const std::vector<int>& group, typename B::scratch& now, B& b) {
   (void)mesh.flattened_comm(all_dims_of<Layout>());  // made now, by every rank, before the branches
-  const int pos = mesh.position(), me = static_cast<int>(std::find(group.begin(), group.end(), pos) - group.begin());
+  const int pos = mesh.position(), me = static_cast<int>(detail::find(group.begin(), group.end(), pos) - group.begin());
   now.resize(static_cast<std::size_t>(sent.local_size(ext, pos)));
   bool sharded = false;
   for (int d = 0; d < Layout::ndim; ++d) sharded = sharded || sent.table().at[d].is_shard();

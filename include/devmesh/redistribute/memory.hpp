@@ -31,7 +31,7 @@
 
 namespace devmesh::detail {
 
-/// The host's: std::vector scratch, std::copy_n.
+/// The host's: std::vector scratch, std::copy.
 struct host_memory {
   using stream_type = no_stream;
   static constexpr bool copies_at_once = true;
@@ -57,7 +57,7 @@ struct host_memory {
   template <class T>
   static void copy_rows(T* dst, std::size_t dst_pitch, const T* src, std::size_t src_pitch, std::size_t width,
                         std::size_t rows, no_stream) {
-    for (std::size_t r = 0; r < rows; ++r) std::copy_n(src + r * src_pitch, width, dst + r * dst_pitch);
+    for (std::size_t r = 0; r < rows; ++r) std::copy(src + r * src_pitch, src + r * src_pitch + width, dst + r * dst_pitch);
   }
   template <class T>
   static void zero(T* p, std::size_t n, no_stream) {
@@ -112,7 +112,7 @@ class run_copies {
 
   void operator()(tensor_index i, tensor_index o, tensor_index n) {
     if constexpr (Space::copies_at_once) {
-      std::copy_n(src_ + i, n, dst_ + o);
+      std::copy(src_ + i, src_ + i + n, dst_ + o);
     } else {
       if (n == 0) return;
       if (rows_ > 0 && n == width_ && extends(i, o)) {

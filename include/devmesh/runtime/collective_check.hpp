@@ -66,19 +66,14 @@ call_signature signature(call what, std::size_t n_send, std::size_t n_recv, long
 /// "count: rank 1 has 4, ranks 0,2-3 have 8"
 template <class = void>
 std::string field_difference(const char* field, const std::vector<std::string>& values) {
-  std::vector<std::pair<std::string, std::vector<int>>> groups;
-  for (std::size_t r = 0; r < values.size(); ++r) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.first == values[r]; });
-    if (it == groups.end())
-      groups.push_back({values[r], {static_cast<int>(r)}});
-    else
-      it->second.push_back(static_cast<int>(r));
-  }
+  const auto groups = rank_groups(values.size(), [&](int a, int b) {
+    return values[static_cast<std::size_t>(a)] == values[static_cast<std::size_t>(b)];
+  });
   if (groups.size() < 2) return {};
   std::string s = std::string(field) + ":";
-  for (std::size_t g = 0; g < groups.size(); ++g)
-    s += (g ? ", " : " ") + ranks_phrase(groups[g].second) + (groups[g].second.size() == 1 ? " has " : " have ") +
-         groups[g].first;
+  for (const auto& g : groups)
+    s += (&g == &groups[0] ? " " : ", ") + ranks_phrase(g) + (g.size() == 1 ? " has " : " have ") +
+         values[static_cast<std::size_t>(g[0])];
   return s;
 }
 

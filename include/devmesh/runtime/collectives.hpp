@@ -14,7 +14,6 @@
 #pragma once
 #include <concepts>
 #include <cstddef>
-#include <iterator>  // std::ranges::begin/end/data/size, the iterator concepts: no <ranges> needed
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -23,6 +22,7 @@
 #include "../core/fixed_string.hpp"
 #include "backend.hpp"
 #include "collective_calls.hpp"
+#include "range_access.hpp"  // std::ranges::begin/end/data/size, the iterator concepts: no <ranges> needed
 #include "dim_select.hpp"
 
 namespace devmesh {
@@ -72,14 +72,14 @@ struct element_types_differ {
 
 namespace detail {
 
-/// R's iterator and element reference (std::ranges::iterator_t and range_reference_t, from
-/// <iterator> alone).
+/// R's iterator and element reference (std::ranges::iterator_t and range_reference_t, without
+/// <ranges>).
 template <class R>
 using buffer_iterator_t = decltype(std::ranges::begin(std::declval<R&>()));
 template <class R>
 using buffer_reference_t = std::iter_reference_t<buffer_iterator_t<R>>;
 
-/// std::ranges::contiguous_range<R>, spelled with <iterator>'s concepts: <ranges> costs every
+/// std::ranges::contiguous_range<R>, spelled with the iterator concepts: <ranges> costs every
 /// TU that includes the runtime its views.
 template <class R>
 concept contiguous_buffer = requires(R& r) {

@@ -59,7 +59,7 @@ class comm_cache {
   }
   /// True if a communicator was made for a dim named `name` (any groups).
   bool has_name(std::string_view name) const {
-    return std::any_of(entries_.begin(), entries_.end(), [&](const auto& e) { return e->name == name; });
+    return detail::any_of(entries_.begin(), entries_.end(), [&](const auto& e) { return e->name == name; });
   }
   /// A communicator with groups k made with options `opts`, among the cached ones and those
   /// `made` by the step under way (share_equal_groups).

@@ -9,7 +9,6 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,6 +28,23 @@ namespace devmesh::detail {
 template <class = void>
 std::string ranks_phrase(const std::vector<int>& ranks) {
   return (ranks.size() == 1 ? "rank " : "ranks ") + rank_ranges(ranks);
+}
+
+/// Ranks 0..n-1 grouped by what they hold (`same(a, b)`: ranks a and b hold the same), each
+/// group's ranks ascending, the groups in order of their first rank (the failure paths'
+/// "who has what"; O(n x groups)).
+template <class Same>
+std::vector<std::vector<int>> rank_groups(std::size_t n, Same same) {
+  std::vector<std::vector<int>> groups;
+  for (std::size_t r = 0; r < n; ++r) {
+    const int rank = static_cast<int>(r);
+    auto it = detail::find_if(groups.begin(), groups.end(), [&](const std::vector<int>& g) { return same(g[0], rank); });
+    if (it == groups.end())
+      groups.emplace_back().push_back(rank);
+    else
+      it->push_back(rank);
+  }
+  return groups;
 }
 
 /// Runs the control step `f`; a time-out becomes a timeout_error naming `step`.
@@ -102,9 +118,10 @@ struct descriptor {
   std::string text;  // else what is compared
   std::string details;
   std::string payload;
-  /// SHA-256 of payload + '\n' + details, once computed (seal()): computed ahead of the
-  /// agreement, e.g. while another step's messages are in flight.
-  std::optional<digest> sealed{};
+  /// SHA-256 of payload + '\n' + details, once computed (seal(): is_sealed): computed ahead
+  /// of the agreement, e.g. while another step's messages are in flight.
+  digest sealed{};
+  bool is_sealed = false;
 
   /// A descriptor that is its own text (e.g. the nodes every rank found).
   template <class = void>
@@ -114,10 +131,13 @@ struct descriptor {
   std::string summary() const { return mesh.names.empty() ? text : to_string(mesh); }
   /// The digest the ranks compare.
   template <class = void>
-  digest hash() const { return sealed ? *sealed : sha256(payload + '\n' + details); }
+  digest hash() const { return is_sealed ? sealed : sha256(payload + '\n' + details); }
   /// Computes the digest now, so that the agreement does not.
   template <class = void>
-  void seal() { sealed = sha256(payload + '\n' + details); }
+  void seal() {
+    sealed = sha256(payload + '\n' + details);
+    is_sealed = true;
+  }
   /// The details for messages, with a short fingerprint of the payload (two meshes can
   /// print alike and still differ, e.g. in which sizes are static).
   template <class = void>
@@ -139,24 +159,20 @@ template <communicator Comm>
   const auto details = gather_texts(c, mine.details_text(), d);
   // Ranks grouped by (summary, details), groups in order of their first rank, the
   // smallest first: they are usually the odd ones out.
-  std::vector<std::pair<std::size_t, std::vector<int>>> groups;
-  for (std::size_t r = 0; r < summaries.size(); ++r) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) {
-      return summaries[g.first] == summaries[r] && details[g.first] == details[r];
-    });
-    if (it == groups.end())
-      groups.push_back({r, {static_cast<int>(r)}});
-    else
-      it->second.push_back(static_cast<int>(r));
-  }
-  std::stable_sort(groups.begin(), groups.end(), [](auto& a, auto& b) { return a.second.size() < b.second.size(); });
+  auto groups = rank_groups(summaries.size(), [&](int a, int b) {
+    const auto x = static_cast<std::size_t>(a), y = static_cast<std::size_t>(b);
+    return summaries[x] == summaries[y] && details[x] == details[y];
+  });
+  detail::sort(groups.begin(), groups.end(), [](auto& a, auto& b) { return a.size() < b.size(); });
+  auto of = [&](const std::vector<std::string>& texts, const std::vector<int>& g) -> const std::string& {
+    return texts[static_cast<std::size_t>(g[0])];
+  };
   std::string msg = "devmesh: " + std::string(step) + ": the ranks disagree on the device mesh: ";
   for (std::size_t g = 0; g < groups.size(); ++g)
-    msg += (g ? "; " : "") + ranks_phrase(groups[g].second) + (groups[g].second.size() == 1 ? " has " : " have ") +
-           summaries[groups[g].first];
+    msg += (g ? "; " : "") + ranks_phrase(groups[g]) + (groups[g].size() == 1 ? " has " : " have ") +
+           of(summaries, groups[g]);
   msg += ". Details: ";
-  for (std::size_t g = 0; g < groups.size(); ++g)
-    msg += (g ? "; " : "") + ranks_phrase(groups[g].second) + ": " + details[groups[g].first];
+  for (std::size_t g = 0; g < groups.size(); ++g) msg += (g ? "; " : "") + ranks_phrase(groups[g]) + ": " + of(details, groups[g]);
   throw mesh_error(msg);
 }
 

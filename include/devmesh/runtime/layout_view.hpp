@@ -96,8 +96,12 @@ mode_set modes_of(const layout_view& v, const std::vector<int>& dims, bool sorte
       if (seen) continue;
       std::size_t at = s.shape.size();
       while (sorted && at > 0 && s.stride[at - 1] < st) --at;
-      s.shape.insert(s.shape.begin() + static_cast<std::ptrdiff_t>(at), n);
-      s.stride.insert(s.stride.begin() + static_cast<std::ptrdiff_t>(at), st);
+      s.shape.push_back(n);
+      s.stride.push_back(st);
+      for (std::size_t i = s.shape.size() - 1; i > at; --i) {  // to index `at`
+        std::swap(s.shape[i], s.shape[i - 1]);
+        std::swap(s.stride[i], s.stride[i - 1]);
+      }
     }
   return s;
 }
@@ -106,7 +110,8 @@ mode_set modes_of(const layout_view& v, const std::vector<int>& dims, bool sorte
 /// core's layout_string).
 template <class = void>
 std::string to_string(const layout_view& v) {
-  std::vector<std::string_view> names(v.names.begin(), v.names.end());
+  std::vector<std::string_view> names;
+  for (const auto& n : v.names) names.push_back(n);
   return layout_string({names.data(), v.first.data(), v.shape.data(), v.stride.data(), v.ndim, v.dims()});
 }
 

@@ -92,10 +92,8 @@ struct mesh_state : rank_placement {
     r.entries = recorder.entries();
     r.recorded = recorder.recorded();
     r.steady_now_ns = steady_ns();
-    std::vector<const channel*> from{&steps};
-    cache.for_each([&](const comm_entry<Comm>& e) { from.push_back(&e); });
-    r.channels.reserve(from.size());
-    for (const channel* c : from) r.channels.push_back(*c);
+    r.channels.push_back(steps);
+    cache.for_each([&](const comm_entry<Comm>& e) { r.channels.push_back(e); });  // each entry's channel
     return r;  // entries' `on` stay the root's own channels: valid while the root lives
   }
   /// With DEVMESH_FLIGHT_RECORD=DIR, writes the flight record there (a watchdog time-out,

@@ -114,7 +114,7 @@ class options_by_dim {
 
  private:
   iterator lower(std::string_view name) {
-    return std::lower_bound(entries_.begin(), entries_.end(), name,
+    return detail::lower_bound(entries_.begin(), entries_.end(), name,
                             [](const value_type& e, std::string_view n) { return std::string_view(e.first) < n; });
   }
   std::vector<value_type> entries_;

@@ -108,7 +108,7 @@ struct rank_placement {
     if (rank_map.empty())
       return "it spans world ranks [0, " + std::to_string(root_size) + ") of " + std::to_string(world_size);
     std::vector<int> sorted = rank_map;
-    std::sort(sorted.begin(), sorted.end());
+    detail::sort(sorted.begin(), sorted.end());
     return "its rank map holds world ranks " + rank_ranges(sorted) + " of " + std::to_string(world_size);
   }
 };

@@ -33,7 +33,6 @@
 #include <cstring>
 #include <initializer_list>
 #include <iosfwd>
-#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -41,6 +40,7 @@
 #include <vector>
 
 #include "algorithm.hpp"
+#include "range_access.hpp"
 #include "../core/basic_mesh.hpp"
 #include "../core/diagnostics.hpp"
 #include "../core/fixed_string.hpp"
@@ -137,15 +137,15 @@ template <class = void>
     world.resize(node_of_rank.size());
     for (std::size_t w = 0; w < world.size(); ++w) world[w] = static_cast<int>(w);
   }
-  std::sort(world.begin(), world.end());
+  detail::sort(world.begin(), world.end());
   std::vector<int> ids(node_of_rank.begin(), node_of_rank.end());
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  detail::sort(ids.begin(), ids.end());
+  ids.erase(detail::unique(ids.begin(), ids.end()), ids.end());
   std::vector<int> slot(ids.size(), -1);  // dense id -> index in the node_list
   node_list out;
   for (int w : world) {
     const int node = node_of_rank[static_cast<std::size_t>(w)];
-    const auto k = static_cast<std::size_t>(std::lower_bound(ids.begin(), ids.end(), node) - ids.begin());
+    const auto k = static_cast<std::size_t>(detail::lower_bound(ids.begin(), ids.end(), node) - ids.begin());
     if (slot[k] < 0) {
       slot[k] = static_cast<int>(out.id.size());
       out.id.push_back(node);
@@ -160,12 +160,12 @@ template <class = void>
 template <class = void>
 std::vector<int> dense_node_ids(const std::vector<int>& node_at, int& count) {
   std::vector<int> ids = node_at;
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  detail::sort(ids.begin(), ids.end());
+  ids.erase(detail::unique(ids.begin(), ids.end()), ids.end());
   count = static_cast<int>(ids.size());
   std::vector<int> out(node_at.size());
   for (std::size_t p = 0; p < node_at.size(); ++p)
-    out[p] = static_cast<int>(std::lower_bound(ids.begin(), ids.end(), node_at[p]) - ids.begin());
+    out[p] = static_cast<int>(detail::lower_bound(ids.begin(), ids.end(), node_at[p]) - ids.begin());
   return out;
 }
 
@@ -217,7 +217,7 @@ template <class = void>
 std::vector<int> unique_dims(const std::vector<int>& dims) {
   std::vector<int> out;
   for (int d : dims)
-    if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+    if (detail::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
   return out;
 }
 
@@ -323,8 +323,8 @@ template <class = void>
   const std::vector<int> dense = dense_node_ids(node_at, t.nodes);
   std::vector<int> count(static_cast<std::size_t>(t.nodes), 0);
   for (int k : dense) ++count[static_cast<std::size_t>(k)];
-  t.min_ranks_per_node = *std::min_element(count.begin(), count.end());
-  t.max_ranks_per_node = *std::max_element(count.begin(), count.end());
+  t.min_ranks_per_node = *detail::min_element(count.begin(), count.end());
+  t.max_ranks_per_node = *detail::max_element(count.begin(), count.end());
   for (int d = 0; d < static_cast<int>(v.names.size()); ++d) t.dims.push_back(dim_on_nodes(v, d, dense, t.nodes));
   return t;
 }
@@ -334,7 +334,7 @@ template <class = void>
 /// A range of dim names given at run time: `std::vector<std::string>`,
 /// `std::span<const std::string_view>`, ... (a braced list `{"tp", "cp"}` has overloads of its own).
 template <class R>
-concept dim_name_range = requires(R& r) { std::ranges::end(r); } &&  // std::ranges::input_range, from <iterator>
+concept dim_name_range = requires(R& r) { std::ranges::end(r); } &&  // std::ranges::input_range, without <ranges>
                          std::input_iterator<decltype(std::ranges::begin(std::declval<R&>()))> &&
                          std::convertible_to<std::iter_reference_t<decltype(std::ranges::begin(std::declval<R&>()))>,
                                              std::string_view>;
@@ -357,24 +357,29 @@ mesh_topology topology(const basic_mesh<L, Names>& m, std::span<const int> node_
 ///   tp   4     2       yes         1                0
 template <class = void>
 [[gnu::cold, gnu::noinline]] std::string to_string(const mesh_topology& t) {
-  std::vector<std::array<std::string, 6>> rows;
-  rows.push_back({"dim", "size", "groups", "intra-node", "max nodes/group", "crossing groups"});
-  for (const auto& d : t.dims)
-    rows.push_back({d.name + (d.alias ? " (alias)" : ""), std::to_string(d.size), std::to_string(d.groups),
-                    d.intra_node() ? "yes" : "no", std::to_string(d.max_nodes), std::to_string(d.crossing_groups)});
-  std::array<std::size_t, 6> width{};
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  constexpr std::size_t columns = 6;  // the cells row by row: one vector<string> (cheaper to compile than rows of arrays)
+  std::vector<std::string> cells = {"dim", "size", "groups", "intra-node", "max nodes/group", "crossing groups"};
+  for (const auto& d : t.dims) {
+    cells.push_back(d.name + (d.alias ? " (alias)" : ""));
+    cells.push_back(std::to_string(d.size));
+    cells.push_back(std::to_string(d.groups));
+    cells.push_back(d.intra_node() ? "yes" : "no");
+    cells.push_back(std::to_string(d.max_nodes));
+    cells.push_back(std::to_string(d.crossing_groups));
+  }
+  std::array<std::size_t, columns> width{};
+  for (std::size_t i = 0; i < cells.size(); ++i) width[i % columns] = std::max(width[i % columns], cells[i].size());
   std::string s = std::to_string(t.ranks) + (t.ranks == 1 ? " rank on " : " ranks on ") + std::to_string(t.nodes) +
                   (t.nodes == 1 ? " node, " : " nodes, ") + std::to_string(t.min_ranks_per_node);
   if (t.max_ranks_per_node != t.min_ranks_per_node) s += " to " + std::to_string(t.max_ranks_per_node);
   s += t.max_ranks_per_node == 1 ? " rank per node\n" : " ranks per node\n";
-  for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      s += row[c];
-      if (c + 1 < row.size()) s.append(width[c] - row[c].size() + 2, ' ');
-    }
-    s += '\n';
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const std::size_t c = i % columns;
+    s += cells[i];
+    if (c + 1 < columns)
+      s.append(width[c] - cells[i].size() + 2, ' ');
+    else
+      s += '\n';
   }
   return s;
 }
@@ -543,7 +548,7 @@ std::vector<int> number_nodes(const std::vector<node_key>& keys) {
   std::vector<int> by_key(keys.size()), out(keys.size()), id(keys.size(), -1);
   for (int r = 0; r < n; ++r) by_key[static_cast<std::size_t>(r)] = r;
   const auto key = [&](int r) -> const node_key& { return keys[static_cast<std::size_t>(r)]; };
-  std::stable_sort(by_key.begin(), by_key.end(), [&](int a, int b) { return key(a) < key(b); });
+  detail::sort(by_key.begin(), by_key.end(), [&](int a, int b) { return key(a) < key(b); });
   for (std::size_t i = 0; i < by_key.size(); ++i) {
     const bool first = i == 0 || key(by_key[i - 1]) != key(by_key[i]);
     out[static_cast<std::size_t>(by_key[i])] = first ? by_key[i] : out[static_cast<std::size_t>(by_key[i - 1])];
