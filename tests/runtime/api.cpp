@@ -250,12 +250,17 @@ TEST_CASE("options.per_dim: std::map's interface by dim name, in name order (opt
   CHECK_EQ(view.size(), 4u);
 }
 
-TEST_CASE("number_nodes: every rank's node numbered in order of the node's lowest rank") {
-  std::uint64_t state = 12345;
-  const auto next = [&](int n) {
+// A small deterministic generator for the randomized cases below: next(n) is in [0, n).
+struct lcg {
+  std::uint64_t state;
+  int operator()(int n) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return static_cast<int>((state >> 33) % static_cast<std::uint64_t>(n));
-  };
+  }
+};
+
+TEST_CASE("number_nodes: every rank's node numbered in order of the node's lowest rank") {
+  lcg next{12345};
   for (int round = 0; round < 200; ++round) {
     const int ranks = next(40), values = 1 + next(8);
     std::vector<dm::detail::node_key> keys;
@@ -272,11 +277,7 @@ TEST_CASE("number_nodes: every rank's node numbered in order of the node's lowes
 }
 
 TEST_CASE("runtime/algorithm.hpp: sort is stable and agrees with std::stable_sort; the rest with the standard's") {
-  std::uint64_t state = 777;
-  const auto next = [&](int n) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<int>((state >> 33) % static_cast<std::uint64_t>(n));
-  };
+  lcg next{777};
   for (int round = 0; round < 300; ++round) {
     const int n = round < 40 ? round : next(200);  // every size below the 16-element runs, then past them
     std::vector<std::pair<int, int>> v;            // (key, original index): stability is visible

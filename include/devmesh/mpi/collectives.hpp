@@ -51,9 +51,9 @@ MPI_Op mpi_op(op o) {
 /// A copy of the send buffer (ns elements) when it overlaps recv (nr elements), else null.
 /// Not a std::vector<T>: std::vector<bool> packs bits and has no data().
 template <class T>
-devmesh::detail::owned_array<T> copy_if_overlapping(const T* send, std::size_t ns, const T* recv, std::size_t nr) {
+devmesh::detail::owned<T[]> copy_if_overlapping(const T* send, std::size_t ns, const T* recv, std::size_t nr) {
   if (!devmesh::detail::buffers_overlap(send, ns, recv, nr)) return nullptr;
-  auto copy = devmesh::detail::owned_array<T>::for_overwrite(ns);
+  auto copy = devmesh::detail::owned<T[]>::for_overwrite(ns);
   for (std::size_t i = 0; i < ns; ++i) copy[i] = send[i];
   return copy;
 }

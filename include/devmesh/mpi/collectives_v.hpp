@@ -49,7 +49,7 @@ void all_to_allv(const comm_handle& h, const T* send, std::span<const std::size_
   const std::size_t ns = counts_at(h, "all_to_allv", send_counts, send_at, sc, sd);
   const std::size_t nr = counts_at(h, "all_to_allv", recv_counts, recv_at, rc, rd);
   struct buffers {  // what MPI reads until the call completes (kept if the watchdog fires)
-    devmesh::detail::owned_array<T> copy;
+    devmesh::detail::owned<T[]> copy;
     std::vector<int> sc, sd, rc, rd;
   } b{copy_if_overlapping(send, ns, recv, nr), std::move(sc), std::move(sd), std::move(rc), std::move(rd)};
   const T* from = b.copy ? b.copy.get() : send;
@@ -76,7 +76,7 @@ void reduce_scatterv(const comm_handle& h, const T* send, T* recv, std::span<con
   const std::size_t ns = counts_at(h, "reduce_scatterv", recv_counts, {}, rc, rd);
   const std::size_t mine = recv_counts[static_cast<std::size_t>(h.rank())];
   struct buffers {  // what MPI reads until the call completes (kept if the watchdog fires)
-    devmesh::detail::owned_array<T> copy;
+    devmesh::detail::owned<T[]> copy;
     std::vector<int> rc;
   } b{copy_if_overlapping(send, ns, recv, mine), std::move(rc)};
   const T* from = b.copy ? b.copy.get() : send;

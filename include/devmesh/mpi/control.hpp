@@ -28,7 +28,7 @@ namespace devmesh::mpi::detail {
 /// of nodes, not a vector: one type less to instantiate in every TU, issue 21's include cost).
 struct parked_call {
   devmesh::detail::kept keep;
-  devmesh::detail::owned_array<MPI_Request> requests;
+  devmesh::detail::owned<MPI_Request[]> requests;
   const parked_call* next;
 };
 
@@ -36,7 +36,7 @@ template <class = void>
 void park(devmesh::detail::kept keep, std::span<const MPI_Request> reqs) {
   static std::mutex m;
   static const parked_call* parked = nullptr;
-  auto requests = devmesh::detail::owned_array<MPI_Request>::for_overwrite(reqs.size());
+  auto requests = devmesh::detail::owned<MPI_Request[]>::for_overwrite(reqs.size());
   std::copy(reqs.begin(), reqs.end(), requests.get());
   std::lock_guard lock(m);
   parked = new parked_call{std::move(keep), std::move(requests), parked};
@@ -164,7 +164,7 @@ void issue(const comm_handle& h, const char* call, const char* icall, const watc
 /// to MPI (MPI may still complete them: they are parked, never freed), `h` is marked
 /// unusable, and timeout_error is thrown.
 template <class Start, class Finish>
-void bounded(const comm_handle& h, const char* call, const deadline& d, devmesh::detail::owned_array<unsigned char> buf,
+void bounded(const comm_handle& h, const char* call, const deadline& d, devmesh::detail::owned<unsigned char[]> buf,
              Start start, Finish finish) {
   MPI_Request req = MPI_REQUEST_NULL;
   check(start(buf.get(), &req), call);
@@ -191,7 +191,7 @@ void all_gather_bytes(const comm_handle& h, const void* in, void* out, std::size
   const MPI_Comm comm = h.use("all_gather_bytes");
   const int c = int_count("all_gather_bytes", n);
   const std::size_t total = n * static_cast<std::size_t>(h.size());
-  auto buf = devmesh::detail::owned_array<unsigned char>::zeroed(n + total);  // MPI owns it until completion
+  auto buf = devmesh::detail::owned<unsigned char[]>::zeroed(n + total);  // MPI owns it until completion
   std::memcpy(buf.get(), in, n);
   bounded(h, "MPI_Iallgather", d, std::move(buf), [&](unsigned char* b, MPI_Request* r) {
     return MPI_Iallgather(b, c, MPI_BYTE, b + n, c, MPI_BYTE, comm, r);
@@ -203,7 +203,7 @@ template <class = void>
 void all_reduce_max(const comm_handle& h, std::uint64_t* words, std::size_t n, const deadline& d) {
   const MPI_Comm comm = h.use("all_reduce_max");
   const int c = int_count("all_reduce_max", n);
-  auto buf = devmesh::detail::owned_array<unsigned char>::zeroed(n * sizeof(std::uint64_t));
+  auto buf = devmesh::detail::owned<unsigned char[]>::zeroed(n * sizeof(std::uint64_t));
   std::memcpy(buf.get(), words, n * sizeof(std::uint64_t));
   bounded(h, "MPI_Iallreduce", d, std::move(buf), [&](unsigned char* b, MPI_Request* r) {
     return MPI_Iallreduce(MPI_IN_PLACE, b, c, MPI_UINT64_T, MPI_MAX, comm, r);
@@ -217,7 +217,7 @@ void all_reduce_max(const comm_handle& h, std::uint64_t* words, std::size_t n, c
 template <class Meanwhile>
 comm_handle duplicate(const comm_handle& h, const deadline& d, Meanwhile&& meanwhile) {
   const MPI_Comm comm = h.use("duplicate");
-  auto out = devmesh::detail::owned_array<unsigned char>::zeroed(sizeof(MPI_Comm));  // MPI writes the handle here
+  auto out = devmesh::detail::owned<unsigned char[]>::zeroed(sizeof(MPI_Comm));  // MPI writes the handle here
   MPI_Comm* dup = reinterpret_cast<MPI_Comm*>(out.get());
   *dup = MPI_COMM_NULL;
   MPI_Comm result = MPI_COMM_NULL;

@@ -119,7 +119,7 @@ class flight_recorder {
     std::size_t n = capacity ? 1 : 0;
     while (n && n < capacity) n *= 2;
     capacity_ = n;
-    ring_ = n ? owned_array<flight_entry>::zeroed(n) : nullptr;
+    ring_ = n ? owned<flight_entry[]>::zeroed(n) : nullptr;
   }
   std::size_t capacity() const { return capacity_; }
 
@@ -152,7 +152,7 @@ class flight_recorder {
   std::uint64_t recorded() const { return next_.load(word_order::relaxed); }
 
  private:
-  owned_array<flight_entry> ring_;  // times in ticks
+  owned<flight_entry[]> ring_;  // times in ticks
   std::size_t capacity_ = 0;
   tick_clock clock_;
   atomic_word<std::uint64_t> next_{0};

@@ -69,13 +69,13 @@ class options_by_dim {
 
   /// The options of `name`, default ones added first if it has none.
   Options& operator[](std::string_view name) {
-    auto it = lower(name);
+    auto it = lower(entries_, name);
     if (it == entries_.end() || it->first != name) it = entries_.insert(it, value_type(std::string(name), Options{}));
     return it->second;
   }
   /// Adds (name, o) unless name has options; the entry, and whether it was added.
   std::pair<iterator, bool> emplace(std::string name, Options o) {
-    auto it = lower(name);
+    auto it = lower(entries_, name);
     if (it != entries_.end() && it->first == name) return {it, false};
     return {entries_.insert(it, value_type(std::move(name), std::move(o))), true};
   }
@@ -87,12 +87,9 @@ class options_by_dim {
     return 1;
   }
   /// The entry of name, or end().
-  iterator find(std::string_view name) {
-    const auto it = lower(name);
-    return it != entries_.end() && it->first == name ? it : entries_.end();
-  }
+  iterator find(std::string_view name) { return found(entries_, name); }
   /// The entry of name, or end().
-  const_iterator find(std::string_view name) const { return const_cast<options_by_dim&>(*this).find(name); }
+  const_iterator find(std::string_view name) const { return found(entries_, name); }
   /// 1 if name has options, else 0.
   std::size_t count(std::string_view name) const { return find(name) != end() ? 1 : 0; }
   /// True if name has options.
@@ -113,9 +110,16 @@ class options_by_dim {
   void clear() { entries_.clear(); }
 
  private:
-  iterator lower(std::string_view name) {
-    return detail::lower_bound(entries_.begin(), entries_.end(), name,
-                            [](const value_type& e, std::string_view n) { return std::string_view(e.first) < n; });
+  // The first entry not before name, and name's entry or end(): for entries_ const or not.
+  template <class Entries>
+  static auto lower(Entries& entries, std::string_view name) {
+    return detail::lower_bound(entries.begin(), entries.end(), name,
+                               [](const value_type& e, std::string_view n) { return std::string_view(e.first) < n; });
+  }
+  template <class Entries>
+  static auto found(Entries& entries, std::string_view name) {
+    const auto it = lower(entries, name);
+    return it != entries.end() && it->first == name ? it : entries.end();
   }
   std::vector<value_type> entries_;
 };

@@ -1,8 +1,8 @@
 // devmesh/runtime/owned.hpp: the runtime's owning handles, the part of std::unique_ptr and
 // std::shared_ptr it uses, without <memory>: C++20's <bits/unique_ptr.h> brings <ostream>,
 // and the two cost +0.40 G of g++ instructions in every TU that includes devmesh.hpp
-// (docs/benchmarks.md, issue 21 item 5). One object or array with one owner (owned,
-// owned_array), one object shared by its copies (shared: an atomic count, so copies may die
+// (docs/benchmarks.md, issue 21 item 5). One object or array with one owner (owned<T>,
+// owned<T[]>), one object shared by its copies (shared: an atomic count, so copies may die
 // on any thread), and anything kept alive behind a type-erased handle (kept). No custom
 // deleters, no weak handles, no aliasing: the runtime needs none.
 #pragma once
@@ -14,17 +14,33 @@
 
 namespace devmesh::detail {
 
-/// One T on the heap, one owner (unique_ptr<T>'s part the runtime uses).
+/// One T, or n Ts when T is an array type U[], on the heap with one owner (unique_ptr's part
+/// the runtime uses, for objects and for arrays).
 template <class T>
 class owned {
-  T* p_ = nullptr;
-  explicit owned(T* p) noexcept : p_(p) {}
+  using element = std::remove_extent_t<T>;
+  static constexpr bool array = std::is_unbounded_array_v<T>;
+  element* p_ = nullptr;
+  explicit owned(element* p) noexcept : p_(p) {}
 
  public:
   /// A value-initialized T, or one made from args (make_unique).
   template <class... Args>
+    requires(!array)
   static owned make(Args&&... args) {
     return owned(new T(std::forward<Args>(args)...));
+  }
+  /// n value-initialized elements, zeros for scalars (make_unique<U[]>).
+  static owned zeroed(std::size_t n)
+    requires array
+  {
+    return owned(new element[n]());
+  }
+  /// n default-initialized elements, to be overwritten (make_unique_for_overwrite<U[]>).
+  static owned for_overwrite(std::size_t n)
+    requires array
+  {
+    return owned(new element[n]);
   }
   owned() noexcept = default;
   owned(std::nullptr_t) noexcept {}
@@ -33,34 +49,28 @@ class owned {
     std::swap(p_, o.p_);
     return *this;
   }
-  ~owned() { delete p_; }
-  T* get() const noexcept { return p_; }
-  T& operator*() const noexcept { return *p_; }
-  T* operator->() const noexcept { return p_; }
-  explicit operator bool() const noexcept { return p_ != nullptr; }
-};
-
-/// n Ts on the heap, one owner (unique_ptr<T[]>'s part the runtime uses).
-template <class T>
-class owned_array {
-  T* p_ = nullptr;
-  explicit owned_array(T* p) noexcept : p_(p) {}
-
- public:
-  /// n value-initialized Ts, zeros for scalars (make_unique<T[]>).
-  static owned_array zeroed(std::size_t n) { return owned_array(new T[n]()); }
-  /// n default-initialized Ts, to be overwritten (make_unique_for_overwrite<T[]>).
-  static owned_array for_overwrite(std::size_t n) { return owned_array(new T[n]); }
-  owned_array() noexcept = default;
-  owned_array(std::nullptr_t) noexcept {}
-  owned_array(owned_array&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
-  owned_array& operator=(owned_array o) noexcept {
-    std::swap(p_, o.p_);
-    return *this;
+  ~owned() {
+    if constexpr (array)
+      delete[] p_;
+    else
+      delete p_;
   }
-  ~owned_array() { delete[] p_; }
-  T* get() const noexcept { return p_; }
-  T& operator[](std::size_t i) const noexcept { return p_[i]; }
+  element* get() const noexcept { return p_; }
+  element& operator*() const noexcept
+    requires(!array)
+  {
+    return *p_;
+  }
+  element* operator->() const noexcept
+    requires(!array)
+  {
+    return p_;
+  }
+  element& operator[](std::size_t i) const noexcept
+    requires array
+  {
+    return p_[i];
+  }
   explicit operator bool() const noexcept { return p_ != nullptr; }
 };
 
