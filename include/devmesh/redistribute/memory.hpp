@@ -57,7 +57,10 @@ struct host_memory {
   template <class T>
   static void copy_rows(T* dst, std::size_t dst_pitch, const T* src, std::size_t src_pitch, std::size_t width,
                         std::size_t rows, no_stream) {
-    for (std::size_t r = 0; r < rows; ++r) std::copy(src + r * src_pitch, src + r * src_pitch + width, dst + r * dst_pitch);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const T* row = src + r * src_pitch;
+      std::copy(row, row + width, dst + r * dst_pitch);
+    }
   }
   template <class T>
   static void zero(T* p, std::size_t n, no_stream) {

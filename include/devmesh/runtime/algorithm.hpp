@@ -115,7 +115,8 @@ void sort(It first, It last, Less less = {}) {
   using T = std::remove_cvref_t<decltype(*first)>;
   constexpr std::ptrdiff_t run = 16;
   const std::ptrdiff_t n = last - first;
-  for (std::ptrdiff_t lo = 0; lo < n; lo += run) detail::insertion_sort(first + lo, first + std::min(lo + run, n), less);
+  for (std::ptrdiff_t lo = 0; lo < n; lo += run)
+    detail::insertion_sort(first + lo, first + std::min(lo + run, n), less);
   if (n <= run) return;
   std::vector<T> a(std::make_move_iterator(first), std::make_move_iterator(last)), b(a.size());
   for (std::ptrdiff_t width = run; width < n; width *= 2) {

@@ -38,7 +38,8 @@ std::vector<std::vector<int>> rank_groups(std::size_t n, Same same) {
   std::vector<std::vector<int>> groups;
   for (std::size_t r = 0; r < n; ++r) {
     const int rank = static_cast<int>(r);
-    auto it = detail::find_if(groups.begin(), groups.end(), [&](const std::vector<int>& g) { return same(g[0], rank); });
+    auto it = detail::find_if(groups.begin(), groups.end(),
+                              [&](const std::vector<int>& g) { return same(g[0], rank); });
     if (it == groups.end())
       groups.emplace_back().push_back(rank);
     else
@@ -172,7 +173,8 @@ template <communicator Comm>
     msg += (g ? "; " : "") + ranks_phrase(groups[g]) + (groups[g].size() == 1 ? " has " : " have ") +
            of(summaries, groups[g]);
   msg += ". Details: ";
-  for (std::size_t g = 0; g < groups.size(); ++g) msg += (g ? "; " : "") + ranks_phrase(groups[g]) + ": " + of(details, groups[g]);
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    msg += (g ? "; " : "") + ranks_phrase(groups[g]) + ": " + of(details, groups[g]);
   throw mesh_error(msg);
 }
 

@@ -357,7 +357,8 @@ mesh_topology topology(const basic_mesh<L, Names>& m, std::span<const int> node_
 ///   tp   4     2       yes         1                0
 template <class = void>
 [[gnu::cold, gnu::noinline]] std::string to_string(const mesh_topology& t) {
-  constexpr std::size_t columns = 6;  // the cells row by row: one vector<string> (cheaper to compile than rows of arrays)
+  // The cells row by row, in one vector<string>: cheaper to compile than rows of arrays.
+  constexpr std::size_t columns = 6;
   std::vector<std::string> cells = {"dim", "size", "groups", "intra-node", "max nodes/group", "crossing groups"};
   for (const auto& d : t.dims) {
     cells.push_back(d.name + (d.alias ? " (alias)" : ""));
