@@ -1,11 +1,14 @@
 // bench/redistribute.cpp: dm::redistribute against the raw MPI collectives its plan issues, on
 // a (2,4) mesh of 8 ranks (issue 20's goal: within 1.02x of those collectives from 64 KiB per
 // rank), and against a hand-written MPI program that makes the same block. For each pair and
-// size, three sides alternate (ABBA over --reps repetitions; each repetition times `iters`
+// size, four sides alternate (ABBA over --reps repetitions; each repetition times `iters`
 // back-to-back calls after a barrier and keeps the slowest rank's mean):
-//   devmesh       dm::redistribute (plan, checks, packing in the tensor's row-major order, the
-//                 collectives, unpacking, the rank's own part copied);
-//   raw           the same MPI calls with the same counts on buffers prepared once: what a
+//   devmesh       dm::redistribute (plan, checks, the collectives; packing and unpacking
+//                 where it packs, the rank's own part copied where the call does not);
+//   raw           the MPI calls it issues, with the same counts and displacements (its own
+//                 part in the call where devmesh puts it there) on buffers prepared once:
+//                 what the goal compares with;
+//   packed        the contiguous calls of the same plan on buffers prepared once: what a
 //                 program issues that already holds its data packed as the collective wants
 //                 it (no packing, no copy of its own part): a lower bound, not a program;
 //   hand-written  what an MPI programmer writes for the pair, from the same `in` to the same
@@ -42,15 +45,40 @@ struct raw_step {
   std::vector<double> send, recv;
 };
 
+/// Displacements that pack blocks of `counts` in rank order.
 std::vector<int> displs_of(const std::vector<int>& counts) {
   std::vector<int> d(counts.size());
   for (std::size_t i = 1; i < counts.size(); ++i) d[i] = d[i - 1] + counts[i - 1];
   return d;
 }
 
-/// The collectives the plan issues on this rank, with their counts (the plan's own).
+/// An exchange step's MPI_Alltoallv as redistribute issues it on this rank (redistribute/
+/// steps.hpp: run_exchange), its counts and displacements in r: in place on a side whose
+/// parts are one range each, packed in rank order on the other; its own part in the call
+/// where both sides are in place.
+void exchange_as_issued(const mesh24& m, const dm::plan_step<2>& s, const dm::dextents<2>& ext, int pos, raw_step& r) {
+  dm::detail::step_buffers<double> b;
+  const int me = dm::detail::group_positions(m, s.group, pos, b.group);
+  const auto before = dm::detail::spec_of_table(m, s.before), after = dm::detail::spec_of_table(m, s.after);
+  const dm::detail::exchange_sides x = dm::detail::survey_exchange(before, after, ext, pos, me, b);
+  const auto k = static_cast<std::size_t>(me);
+  if (x.send_in_place && x.recv_in_place && x.own.in_a.first >= 0 && x.own.in_b.first >= 0) {
+    b.sent[k] = b.received[k] = static_cast<std::size_t>(x.own.in_a.count);
+    b.send_at[k] = static_cast<std::size_t>(x.own.in_a.first);
+    b.recv_at[k] = static_cast<std::size_t>(x.own.in_b.first);
+  }
+  for (std::size_t i = 0; i < b.group.size(); ++i) {
+    r.send_counts.push_back(static_cast<int>(b.sent[i])), r.recv_counts.push_back(static_cast<int>(b.received[i]));
+    r.send_displs.push_back(static_cast<int>(b.send_at[i])), r.recv_displs.push_back(static_cast<int>(b.recv_at[i]));
+  }
+  if (!x.send_in_place) r.send_displs = displs_of(r.send_counts);
+  if (!x.recv_in_place) r.recv_displs = displs_of(r.recv_counts);
+}
+
+/// The collectives the plan issues on this rank, with their counts (the plan's own): as
+/// redistribute issues them, or (as_issued false) contiguous, the data packed beforehand.
 std::vector<raw_step> raw_steps(const device_mesh& mesh, const dm::redistribute_plan<2>& plan,
-                                const dm::dextents<2>& ext) {
+                                const dm::dextents<2>& ext, bool as_issued) {
   const mesh24& m = mesh.layout();
   const int pos = mesh.position();
   std::vector<raw_step> out;
@@ -62,7 +90,9 @@ std::vector<raw_step> raw_steps(const device_mesh& mesh, const dm::redistribute_
     const auto a = dm::detail::spec_of_table(m, s.before), b = dm::detail::spec_of_table(m, s.after);
     std::vector<int> group;
     dm::detail::for_each_in_group(m, s.group, pos, [&](int, int q) { group.push_back(q); });
-    for (int q : group) {
+    const bool exchange = s.kind == dm::step_kind::all_gather || s.kind == dm::step_kind::all_to_all;
+    if (as_issued && exchange) exchange_as_issued(m, s, ext, pos, r);
+    for (int q : as_issued && exchange ? std::vector<int>() : group) {
       const bool me = q == pos;
       switch (s.kind) {
         case dm::step_kind::reduce_scatter:
@@ -76,8 +106,7 @@ std::vector<raw_step> raw_steps(const device_mesh& mesh, const dm::redistribute_
         default: break;
       }
     }
-    r.send_displs = displs_of(r.send_counts);
-    r.recv_displs = displs_of(r.recv_counts);
+    if (!(as_issued && exchange)) r.send_displs = displs_of(r.send_counts), r.recv_displs = displs_of(r.recv_counts);
     const auto n = static_cast<std::size_t>(a.local_size(ext, pos));
     r.send.assign(std::max<std::size_t>(n, 1), 1.0);
     r.recv.assign(std::max<std::size_t>(static_cast<std::size_t>(b.local_size(ext, pos)), 1), 1.0);
@@ -188,8 +217,9 @@ int main(int argc, char** argv) {
   const char* pairs[][2] = {{"S(0),S(0)", "R,S(0)"}, {"S(0),R", "R,S(1)"}, {"P(sum),R", "R,S(0)"},
                             {"S(0),S(1)", "R,R"},     {"P(sum),P(sum)", "R,R"}};
   if (pos == 0)
-    std::printf("| pair | KiB per rank (source block) | devmesh us | raw collectives us | hand-written us | devmesh/raw | "
-                "devmesh/hand-written |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+    std::printf("| pair | KiB per rank (source block) | devmesh us | raw collectives us | packed us | "
+                "hand-written us | devmesh/raw | devmesh/hand-written |\n"
+                "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (int kib = 64; kib <= max_kib; kib *= 4) {
     // a square tensor whose S(0),S(0) block is `kib` KiB of doubles on each of the 8 ranks
     const auto side = static_cast<dm::tensor_index>(std::sqrt(kib * 1024.0 / 8 * 8));
@@ -201,32 +231,35 @@ int main(int argc, char** argv) {
       for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<double>((pos * 7919 + k) % 1000);  // exact sums
       std::vector<double> out(static_cast<std::size_t>(to.local_size(ext, pos))), out_hand(out.size()),
           stage(static_cast<std::size_t>(side * side));
-      auto raw = raw_steps(mesh, plan, ext);
+      auto raw = raw_steps(mesh, plan, ext, true), packed = raw_steps(mesh, plan, ext, false);
       const auto ours = [&] { dm::redistribute(mesh, from, to, ext, in, out); };
       const auto theirs = [&] { run_raw(raw); };
+      const auto prepacked = [&] { run_raw(packed); };
       const auto hand = hand_written(mesh, p[0], p[1], static_cast<long>(side), in, out_hand, stage);
-      ours(), theirs(), hand();  // warm up (the flattened groups' communicators are made here)
+      ours(), theirs(), prepacked(), hand();  // warm up (the flattened groups' communicators are made here)
       if (out != out_hand) {
         std::fprintf(stderr, "bench/redistribute: %s -> %s: the hand-written program's block differs from devmesh's\n",
                      p[0], p[1]);
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
       const int iters = std::max(2, 4096 / kib);
-      std::vector<double> a, b, h;
+      std::vector<double> a, b, k, h;
       for (int r = 0; r < reps; ++r) {
         const bool first = r % 4 == 0 || r % 4 == 3;  // ABBA (the hand-written side last, then first)
-        if (first) a.push_back(time_calls(ours, iters)), b.push_back(time_calls(theirs, iters)), h.push_back(time_calls(hand, iters));
-        else h.push_back(time_calls(hand, iters)), b.push_back(time_calls(theirs, iters)), a.push_back(time_calls(ours, iters));
+        const auto time = [&](auto& f, std::vector<double>& into) { into.push_back(time_calls(f, iters)); };
+        if (first) time(ours, a), time(theirs, b), time(prepacked, k), time(hand, h);
+        else time(hand, h), time(prepacked, k), time(theirs, b), time(ours, a);
       }
       if (pos == 0)
-        std::printf("| %s -> %s | %.0f | %.1f | %.1f | %.1f | %.3f | %.3f |\n", p[0], p[1], in.size() * 8.0 / 1024,
-                    median(a) * 1e6, median(b) * 1e6, median(h) * 1e6, median(a) / median(b), median(a) / median(h));
+        std::printf("| %s -> %s | %.0f | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f |\n", p[0], p[1],
+                    in.size() * 8.0 / 1024, median(a) * 1e6, median(b) * 1e6, median(k) * 1e6, median(h) * 1e6,
+                    median(a) / median(b), median(a) / median(h));
       if (out_json)
         std::fprintf(out_json,
                      "{\"from\": \"%s\", \"to\": \"%s\", \"tensor\": %lld, \"kib_per_rank\": %.0f, \"steps\": \"%s\", "
-                     "\"devmesh_us\": %.2f, \"raw_us\": %.2f, \"hand_us\": %.2f}\n",
+                     "\"devmesh_us\": %.2f, \"raw_us\": %.2f, \"packed_us\": %.2f, \"hand_us\": %.2f}\n",
                      p[0], p[1], static_cast<long long>(side), in.size() * 8.0 / 1024, steps_of(plan).c_str(),
-                     median(a) * 1e6, median(b) * 1e6, median(h) * 1e6);
+                     median(a) * 1e6, median(b) * 1e6, median(k) * 1e6, median(h) * 1e6);
     }
   }
   if (out_json) std::fclose(out_json);

@@ -147,7 +147,10 @@ std::string picture(const Spec& spec, const E& ext) {
   std::string s;
   for (dm::tensor_index i = 0; i < rows; ++i) {
     s += padded(std::to_string(i), 4) + " |";
-    for (dm::tensor_index j = 0; j < cols; ++j) s += " " + padded(cells[static_cast<std::size_t>(i * cols + j)], w);
+    for (dm::tensor_index j = 0; j < cols; ++j) {  // appended, not " " + ...: g++ 12's -Wrestrict misfires at -O3
+      s += ' ';
+      s += padded(cells[static_cast<std::size_t>(i * cols + j)], w);
+    }
     s += "\n";
   }
   return s;

@@ -146,6 +146,8 @@ int random_pairs(const Mesh& m, const std::array<dm::tensor_index, R>& shape, in
   const int rank = mesh.position();
   for (int i = 0; i < pairs; ++i) {
     const auto src = random_spec<R>(m, rng), dst = random_spec<R>(m, rng);
+    CAPTURE(dm::to_string(m));
+    CAPTURE(shape);
     CAPTURE(dm::to_string(src));
     CAPTURE(dm::to_string(dst));
     const source in = source_of(m, src, ext, rank);

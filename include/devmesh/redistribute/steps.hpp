@@ -283,21 +283,23 @@ void unpack_receives(const Spec& before, const Spec& after, int pos, int me, con
   copy.flush();
 }
 
-/// An all_gather or all_to_all: each rank sends every other rank of the group the elements
-/// of its new block that it holds, and keeps its own; nothing else moves. A side whose
-/// every peer's elements are one range of its block sends or receives in place (rows);
-/// otherwise it packs or unpacks.
-template <class DeviceMesh, int N, class E, class T, class B>
-void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, int pos, std::span<const T> in,
-                  std::span<T> out, B& b) {
-  const auto& m = mesh.layout();
-  const auto before = spec_of_table(m, s.before), after = spec_of_table(m, s.after);
-  const int me = group_positions(m, s.group, pos, b.group);
-  check_step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
-  const std::size_t n = b.group.size();
-  b.sent.assign(n, 0), b.received.assign(n, 0), b.send_at.assign(n, 0), b.recv_at.assign(n, 0);
+/// What an exchange finds on this rank besides b's per-peer counts and offsets: the shape of
+/// its own part, whether every peer's elements are one range on each side, the totals.
+struct exchange_sides {
+  shared_ranges own;
   bool send_in_place = true, recv_in_place = true;
   std::size_t total_sent = 0, total_received = 0;
+};
+
+/// Surveys an exchange on this rank, at position `me` of b.group: for every peer, the number
+/// and place of the elements it sends and receives (b.sent, b.send_at, b.received, b.recv_at:
+/// offsets in its blocks where they are one range there). bench/redistribute reads it to
+/// issue the same call.
+template <class Spec, class E, class B>
+exchange_sides survey_exchange(const Spec& before, const Spec& after, const E& ext, int pos, int me, B& b) {
+  const std::size_t n = b.group.size();
+  b.sent.assign(n, 0), b.received.assign(n, 0), b.send_at.assign(n, 0), b.recv_at.assign(n, 0);
+  exchange_sides x;
   const auto mine_before = block_maps_of(before, pos, ext), mine_after = block_maps_of(after, pos, ext);
   for (std::size_t i = 0; i < n; ++i) {
     if (static_cast<int>(i) == me) continue;
@@ -305,16 +307,35 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
     const shared_range to = ranges_of_shared(mine_before, block_maps_of(after, q, ext)).in_a;
     const shared_range from = ranges_of_shared(block_maps_of(before, q, ext), mine_after).in_b;
     b.sent[i] = static_cast<std::size_t>(to.count), b.received[i] = static_cast<std::size_t>(from.count);
-    send_in_place = send_in_place && to.first >= 0, recv_in_place = recv_in_place && from.first >= 0;
+    x.send_in_place = x.send_in_place && to.first >= 0, x.recv_in_place = x.recv_in_place && from.first >= 0;
     b.send_at[i] = static_cast<std::size_t>(to.first < 0 ? 0 : to.first);
     b.recv_at[i] = static_cast<std::size_t>(from.first < 0 ? 0 : from.first);
-    total_sent += b.sent[i], total_received += b.received[i];
+    x.total_sent += b.sent[i], x.total_received += b.received[i];
   }
+  x.own = ranges_of_shared(mine_before, mine_after);
+  return x;
+}
+
+/// An all_gather or all_to_all: each rank sends every other rank of the group the elements
+/// of its new block that it holds, and keeps its own; nothing else moves. A side whose
+/// every peer's elements are one range of its block sends or receives in place (rows);
+/// otherwise it packs or unpacks (MPI's vector datatypes in an MPI_Alltoallw instead were
+/// measured no faster: docs/benchmarks.md, section 6).
+template <class DeviceMesh, int N, class E, class T, class B>
+void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, int pos, std::span<const T> in,
+                  std::span<T> out, B& b) {
+  const auto& m = mesh.layout();
+  const auto before = spec_of_table(m, s.before), after = spec_of_table(m, s.after);
+  const int me = group_positions(m, s.group, pos, b.group);
+  check_step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
+  const exchange_sides x = survey_exchange(before, after, ext, pos, me, b);
+  const std::size_t n = b.group.size();
+  const bool send_in_place = x.send_in_place, recv_in_place = x.recv_in_place;
+  const std::size_t total_sent = x.total_sent, total_received = x.total_received;
   // Where both sides are in place and this rank's own part is one range of `in` and of `out`,
   // the collective copies it too (MPI_Alltoallv does that while it waits for the peers: a
   // hand-written program's call, measured faster than a copy of its own before the call).
-  const shared_ranges own = ranges_of_shared(mine_before, mine_after);
-  const shared_range own_in = own.in_a, own_out = own.in_b;
+  const shared_range own_in = x.own.in_a, own_out = x.own.in_b;
   const bool own_in_call = send_in_place && recv_in_place && own_in.first >= 0 && own_out.first >= 0;
   if (own_in_call) {
     const auto k = static_cast<std::size_t>(me);
@@ -339,7 +360,7 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
   std::size_t filled = total_received + static_cast<std::size_t>(own_in_call ? own_in.count : 0);
   if (!own_in_call) {
     auto keep = b.runs(in.data(), out.data());
-    filled += static_cast<std::size_t>(for_each_shared_run_in(mine_before, mine_after, keep));
+    filled += static_cast<std::size_t>(for_each_shared_run(before, pos, after, pos, ext, keep));
     keep.flush();
   }
   if (!recv_in_place) unpack_receives(before, after, pos, me, ext, out, b);
