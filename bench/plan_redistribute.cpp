@@ -6,11 +6,15 @@
 //   static/<pair>   the first five pairs as static specs (dm::sharding<...> types): the plan
 //                   is a constant the compiler computed, which redistribute reads in place
 //                   (detail::plan_in_place): a call costs what reading its step count costs;
-//   static_copy/<pair>  the same, by value (dm::plan_redistribute returns a copy of it).
+//   static_copy/<pair>  the same, by value (dm::plan_redistribute returns a copy of it);
+//   kept/<pair>     the dynamic specs again through what dm::redistribute calls for them
+//                   (detail::kept_plan): the plan the thread kept from its first call, found by
+//                   comparing the two placement tables and the mesh, read in place.
 // Every dynamic plan is checked against the static one where both exist (same steps).
 // Usage: plan_redistribute [--pairs FILE] [google benchmark flags]
 #include <benchmark/benchmark.h>
 
+#include <devmesh/redistribute.hpp>
 #include <devmesh/sharding.hpp>
 
 #include <cstdio>
@@ -64,18 +68,28 @@ std::vector<pair_text> read_pairs(const char* path) {
 
 std::string label(const pair_text& p) { return p.mesh + ":" + p.from + "->" + p.to; }
 
+/// dynamic/<pair> (the planner on every call) and kept/<pair> (what redistribute reads after
+/// its first call) on specs built at run time, their inputs laundered through DoNotOptimize.
 template <class Mesh>
 void register_dynamic(const pair_text& p, const Mesh& m) {
   const auto from = dm::parse_sharding(p.from, m), to = dm::parse_sharding(p.to, m);
-  benchmark::RegisterBenchmark(("dynamic/" + label(p)).c_str(), [from, to](benchmark::State& st) {
-    auto a = from, b = to;
-    for (auto _ : st) {
-      benchmark::DoNotOptimize(a);
-      benchmark::DoNotOptimize(b);
-      auto plan = dm::plan_redistribute(a, b);
-      benchmark::DoNotOptimize(plan);
-    }
-  });
+  const auto timed = [from, to](auto plan) {
+    return [from, to, plan](benchmark::State& st) {
+      auto a = from, b = to;
+      for (auto _ : st) {
+        benchmark::DoNotOptimize(a);
+        benchmark::DoNotOptimize(b);
+        plan(a, b);
+      }
+    };
+  };
+  benchmark::RegisterBenchmark(("dynamic/" + label(p)).c_str(), timed([](const auto& a, const auto& b) {
+    auto plan = dm::plan_redistribute(a, b);
+    benchmark::DoNotOptimize(plan);
+  }));
+  benchmark::RegisterBenchmark(("kept/" + label(p)).c_str(), timed([](const auto& a, const auto& b) {
+    benchmark::DoNotOptimize(dm::detail::kept_plan(a, b).count);
+  }));
 }
 
 void register_dynamic(const pair_text& p) {

@@ -41,6 +41,39 @@ concept runs_redistribute = step_memory<memory_space_t<Comm>, typename Comm::str
                               c.reduce_scatterv(s, r, n, o, typename Comm::stream_type{});
                             };
 
+/// The plan from `from` to `to`: for a static pair, read in place; for a dynamic pair, kept by
+/// the calling thread for its next call with the same specs on the same mesh (the last 8
+/// kept), as PyTorch caches its plans: a training loop plans once. The reference is valid
+/// until this thread keeps another plan (redistribute reads it within one call).
+/// plan_redistribute itself always plans (what bench/plan_redistribute times against
+/// PyTorch's planner).
+template <class Mesh, class S1, class S2>
+const auto& kept_plan(const basic_sharding<Mesh, S1>& from, const basic_sharding<Mesh, S2>& to) {
+  if constexpr (plannable_statically<Mesh, S1, S2>()) {
+    return static_plan<Mesh, S1, S2>;
+  } else {
+    constexpr int N = Mesh::ndim_with_aliases;
+    struct kept {
+      Mesh mesh;
+      placement_table<N> from, to;
+      redistribute_plan<N> plan;
+    };
+    constexpr std::size_t keep = 8;
+    thread_local std::vector<kept> plans;  // at most `keep`, never reallocated once reserved
+    thread_local std::size_t next = 0;
+    const placement_table<N>& a = from.table();
+    const placement_table<N>& b = to.table();
+    for (const kept& k : plans)
+      if (k.from == a && k.to == b && same_layout(k.mesh, from.mesh())) return k.plan;
+    kept made{from.mesh(), a, b, plan_of(from, to)};  // refusals throw before anything is kept
+    if (plans.capacity() < keep) plans.reserve(keep);
+    if (plans.size() < keep) return plans.emplace_back(made).plan;
+    kept& slot = plans[next++ % keep];
+    slot = made;
+    return slot.plan;
+  }
+}
+
 /// Throws mesh_error, alike on every rank, when a step of the plan averages integers on a
 /// device backend: NCCL's average is for floating types (MPI's rounds: mpi/average.hpp).
 template <class Comm, class T, class Call, int N>
@@ -147,7 +180,7 @@ void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<La
     throw mesh_error("devmesh: redistribute on " + to_string(mesh) + ": this rank is not a member of the mesh");
   space::check_usable("redistribute");
   const auto call = [&] { return detail::redistribute_call<T>(mesh, from, to, ext); };
-  const auto& plan = detail::plan_in_place(from, to);  // static: read in place; refusals throw on every rank
+  const auto& plan = detail::kept_plan(from, to);  // static: read in place; refusals throw on every rank
   detail::check_counts_fit(call, mesh, plan, ext);  // so do blocks too large for the backend's counts
   detail::check_average_type<Comm, T>(call, plan);  // and integer averages on NCCL
   detail::agree_on_call(mesh, call, detail::redistribute_error(call, mesh, from, to, ext, src, n_in, dst, n_out, sizeof(T)));

@@ -8,6 +8,7 @@
 // reused from call to call (no allocation once warm); on a device they are the call's,
 // stream-ordered.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -316,6 +317,58 @@ exchange_sides survey_exchange(const Spec& before, const Spec& after, const E& e
   return x;
 }
 
+/// Two meshes of one type with the same root size and every dim's layout as written (what a
+/// kept plan or survey is keyed by: stricter than operator==, which coalesces each layout,
+/// and cheaper; a mesh written otherwise is planned again, never wrongly matched).
+template <class Mesh>
+bool same_layout(const Mesh& a, const Mesh& b) {
+  if (a.root_size() != b.root_size()) return false;
+  for (int d = 0; d < Mesh::ndim_with_aliases; ++d)
+    if (!(a.dim_layout(d) == b.dim_layout(d))) return false;
+  return true;
+}
+
+/// An exchange's survey, kept by the calling thread for the next call that meets the same
+/// blocks (a redistribute in a training loop): the key is everything survey_exchange reads,
+/// the mesh, the step's two specs and group, the extents and the position.
+template <class Mesh, int N, std::size_t R>
+struct kept_survey {
+  Mesh mesh;
+  placement_table<N> before, after;
+  unsigned bits = 0;
+  std::array<tensor_index, R> shape{};
+  int pos = -1, me = 0;
+  std::vector<int> group;
+  std::vector<std::size_t> sent, received, send_at, recv_at;
+  exchange_sides x;
+};
+
+/// The survey of step s on this rank: kept from an earlier call of this thread when the key
+/// matches (the last 8 kept), else made (group_positions, survey_exchange) and kept. Valid
+/// until the thread's next survey_of (run_exchange copies it at once).
+template <class Mesh, int N, class E>
+const kept_survey<Mesh, N, static_cast<std::size_t>(E::rank())>& survey_of(const Mesh& m, const plan_step<N>& s,
+                                                                         const E& ext, int pos) {
+  using kept = kept_survey<Mesh, N, static_cast<std::size_t>(E::rank())>;
+  constexpr std::size_t keep = 8;
+  thread_local std::vector<kept> surveys;  // at most `keep`, never reallocated once reserved
+  thread_local std::size_t next = 0;
+  const auto shape = ext.shape();
+  for (const kept& k : surveys)
+    if (k.pos == pos && k.bits == s.group && k.shape == shape && k.before == s.before && k.after == s.after &&
+        same_layout(k.mesh, m))
+      return k;
+  kept made{m, s.before, s.after, s.group, shape, -1, 0, {}, {}, {}, {}, {}, {}};  // pos -1: kept once complete
+  made.me = group_positions(m, s.group, pos, made.group);
+  made.x = survey_exchange(spec_of_table(m, s.before), spec_of_table(m, s.after), ext, pos, made.me, made);
+  made.pos = pos;
+  if (surveys.capacity() < keep) surveys.reserve(keep);
+  if (surveys.size() < keep) return surveys.emplace_back(std::move(made));
+  kept& k = surveys[next++ % keep];
+  k = std::move(made);
+  return k;
+}
+
 /// An all_gather or all_to_all: each rank sends every other rank of the group the elements
 /// of its new block that it holds, and keeps its own; nothing else moves. A side whose
 /// every peer's elements are one range of its block sends or receives in place (rows);
@@ -326,9 +379,12 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
                   std::span<T> out, B& b) {
   const auto& m = mesh.layout();
   const auto before = spec_of_table(m, s.before), after = spec_of_table(m, s.after);
-  const int me = group_positions(m, s.group, pos, b.group);
+  const auto& kept = survey_of(m, s, ext, pos);
+  const int me = kept.me;
+  const exchange_sides x = kept.x;
+  b.group = kept.group, b.sent = kept.sent, b.received = kept.received, b.send_at = kept.send_at;
+  b.recv_at = kept.recv_at;
   check_step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
-  const exchange_sides x = survey_exchange(before, after, ext, pos, me, b);
   const std::size_t n = b.group.size();
   const bool send_in_place = x.send_in_place, recv_in_place = x.recv_in_place;
   const std::size_t total_sent = x.total_sent, total_received = x.total_received;
