@@ -136,9 +136,8 @@ void distribute_case(const json& c, int index, int& checked) {
   ++checked;
 }
 
-/// Pairs of random specs redistributed on m, each checked against the single-process
-/// reference: the values after stand for the source's tensor (a Partial target through
-/// full_tensor). Returns the number of pairs.
+/// One pair redistributed on m, checked against the single-process reference: the values
+/// after stand for the source's tensor (a Partial target through full_tensor).
 template <class Mesh, class Spec, std::size_t R>
 void check_pair(const Mesh& m, const Spec& src, const Spec& dst, const std::array<dm::tensor_index, R>& shape) {
   const auto& mesh = device_mesh_of(m);
@@ -161,6 +160,7 @@ void check_pair(const Mesh& m, const Spec& src, const Spec& dst, const std::arra
   if (!partial)
     for (std::size_t k = 0; k < out.size(); ++k) REQUIRE(out[k] == doctest::Approx(in.full(at[k])));
 }
+/// Pairs of random specs redistributed on m, each checked (check_pair). Returns their number.
 template <int R, class Mesh>
 int random_pairs(const Mesh& m, const std::array<dm::tensor_index, R>& shape, int pairs, std::mt19937& rng) {
   for (int i = 0; i < pairs; ++i) {
