@@ -61,12 +61,7 @@ void exchange_as_issued(const mesh24& m, const dm::plan_step<2>& s, const dm::de
   const int me = dm::detail::group_positions(m, s.group, pos, b.group);
   const auto before = dm::detail::spec_of_table(m, s.before), after = dm::detail::spec_of_table(m, s.after);
   const dm::detail::exchange_sides x = dm::detail::survey_exchange(before, after, ext, pos, me, b);
-  const auto k = static_cast<std::size_t>(me);
-  if (x.send_in_place && x.recv_in_place && x.own.in_a.first >= 0 && x.own.in_b.first >= 0) {
-    b.sent[k] = b.received[k] = static_cast<std::size_t>(x.own.in_a.count);
-    b.send_at[k] = static_cast<std::size_t>(x.own.in_a.first);
-    b.recv_at[k] = static_cast<std::size_t>(x.own.in_b.first);
-  }
+  dm::detail::own_part_in_call(x, me, b);
   for (std::size_t i = 0; i < b.group.size(); ++i) {
     r.send_counts.push_back(static_cast<int>(b.sent[i])), r.recv_counts.push_back(static_cast<int>(b.received[i]));
     r.send_displs.push_back(static_cast<int>(b.send_at[i])), r.recv_displs.push_back(static_cast<int>(b.recv_at[i]));

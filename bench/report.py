@@ -590,8 +590,7 @@ def redistribute_section(args):
              "ABBA; each repetition keeps the slowest rank; medians:", "",
              "- **devmesh**: `dm::redistribute` on dynamic specs (plan, checks, the steps, writing `out`);",
              "- **raw**: the MPI calls its plan issues on this rank, with the same arguments (counts, "
-             "displacements, its own part in the call where devmesh puts it there, and for the columns and tiles "
-             "that devmesh exchanges through `MPI_Alltoallw` the same vector datatypes), made once, on buffers "
+             "displacements, its own part in the call where devmesh puts it there), made once, on buffers "
              "prepared once: what issue 20's goal compares with;",
              "- **packed**: the plan's collectives with contiguous counts on buffers prepared once, no copy of the "
              "rank's own part: what a program issues that already holds its data packed as the collective wants "

@@ -25,6 +25,7 @@
 #include "../sharding/plan.hpp"
 #include "../sharding/spec.hpp"
 #include "../sharding/text.hpp"
+#include "kept.hpp"
 #include "memory.hpp"
 #include "steps.hpp"
 
@@ -58,19 +59,14 @@ const auto& kept_plan(const basic_sharding<Mesh, S1>& from, const basic_sharding
       placement_table<N> from, to;
       redistribute_plan<N> plan;
     };
-    constexpr std::size_t keep = 8;
-    thread_local std::vector<kept> plans;  // at most `keep`, never reallocated once reserved
-    thread_local std::size_t next = 0;
+    thread_local kept_last<kept> plans;
     const placement_table<N>& a = from.table();
     const placement_table<N>& b = to.table();
-    for (const kept& k : plans)
-      if (k.from == a && k.to == b && same_layout(k.mesh, from.mesh())) return k.plan;
-    kept made{from.mesh(), a, b, plan_of(from, to)};  // refusals throw before anything is kept
-    if (plans.capacity() < keep) plans.reserve(keep);
-    if (plans.size() < keep) return plans.emplace_back(made).plan;
-    kept& slot = plans[next++ % keep];
-    slot = made;
-    return slot.plan;
+    if (const kept* k = plans.find([&](const kept& k) {
+          return k.from == a && k.to == b && same_layout(k.mesh, from.mesh());
+        }))
+      return k->plan;
+    return plans.keep(kept{from.mesh(), a, b, plan_of(from, to)}).plan;  // refusals throw before anything is kept
   }
 }
 

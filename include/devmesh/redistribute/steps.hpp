@@ -21,6 +21,7 @@
 #include "../sharding/block_overlap.hpp"
 #include "../sharding/plan.hpp"
 #include "../sharding/plan_cost.hpp"
+#include "kept.hpp"
 #include "memory.hpp"
 
 namespace devmesh::detail {
@@ -317,17 +318,6 @@ exchange_sides survey_exchange(const Spec& before, const Spec& after, const E& e
   return x;
 }
 
-/// Two meshes of one type with the same root size and every dim's layout as written (what a
-/// kept plan or survey is keyed by: stricter than operator==, which coalesces each layout,
-/// and cheaper; a mesh written otherwise is planned again, never wrongly matched).
-template <class Mesh>
-bool same_layout(const Mesh& a, const Mesh& b) {
-  if (a.root_size() != b.root_size()) return false;
-  for (int d = 0; d < Mesh::ndim_with_aliases; ++d)
-    if (!(a.dim_layout(d) == b.dim_layout(d))) return false;
-  return true;
-}
-
 /// An exchange's survey, kept by the calling thread for the next call that meets the same
 /// blocks (a redistribute in a training loop): the key is everything survey_exchange reads,
 /// the mesh, the step's two specs and group, the extents and the position.
@@ -350,23 +340,31 @@ template <class Mesh, int N, class E>
 const kept_survey<Mesh, N, static_cast<std::size_t>(E::rank())>& survey_of(const Mesh& m, const plan_step<N>& s,
                                                                          const E& ext, int pos) {
   using kept = kept_survey<Mesh, N, static_cast<std::size_t>(E::rank())>;
-  constexpr std::size_t keep = 8;
-  thread_local std::vector<kept> surveys;  // at most `keep`, never reallocated once reserved
-  thread_local std::size_t next = 0;
+  thread_local kept_last<kept> surveys;
   const auto shape = ext.shape();
-  for (const kept& k : surveys)
-    if (k.pos == pos && k.bits == s.group && k.shape == shape && k.before == s.before && k.after == s.after &&
-        same_layout(k.mesh, m))
-      return k;
-  kept made{m, s.before, s.after, s.group, shape, -1, 0, {}, {}, {}, {}, {}, {}};  // pos -1: kept once complete
+  if (const kept* k = surveys.find([&](const kept& k) {
+        return k.pos == pos && k.bits == s.group && k.shape == shape && k.before == s.before && k.after == s.after &&
+               same_layout(k.mesh, m);
+      }))
+    return *k;
+  kept made{m, s.before, s.after, s.group, shape, pos, 0, {}, {}, {}, {}, {}, {}};
   made.me = group_positions(m, s.group, pos, made.group);
   made.x = survey_exchange(spec_of_table(m, s.before), spec_of_table(m, s.after), ext, pos, made.me, made);
-  made.pos = pos;
-  if (surveys.capacity() < keep) surveys.reserve(keep);
-  if (surveys.size() < keep) return surveys.emplace_back(std::move(made));
-  kept& k = surveys[next++ % keep];
-  k = std::move(made);
-  return k;
+  return surveys.keep(std::move(made));  // kept only once complete (the survey may throw)
+}
+
+/// Where both sides of an exchange are in place and this rank's own part is one range of
+/// `in` and of `out`, the collective copies it too (MPI_Alltoallv does that while it waits
+/// for the peers: a hand-written program's call, measured faster than a copy of its own
+/// before the call): puts it in b's counts and offsets at position me. Returns whether it did.
+template <class B>
+bool own_part_in_call(const exchange_sides& x, int me, B& b) {
+  const shared_range own_in = x.own.in_a, own_out = x.own.in_b;
+  if (!(x.send_in_place && x.recv_in_place && own_in.first >= 0 && own_out.first >= 0)) return false;
+  const auto k = static_cast<std::size_t>(me);
+  b.sent[k] = b.received[k] = static_cast<std::size_t>(own_in.count);
+  b.send_at[k] = static_cast<std::size_t>(own_in.first), b.recv_at[k] = static_cast<std::size_t>(own_out.first);
+  return true;
 }
 
 /// An all_gather or all_to_all: each rank sends every other rank of the group the elements
@@ -386,40 +384,29 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
   b.recv_at = kept.recv_at;
   check_step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
   const std::size_t n = b.group.size();
-  const bool send_in_place = x.send_in_place, recv_in_place = x.recv_in_place;
-  const std::size_t total_sent = x.total_sent, total_received = x.total_received;
-  // Where both sides are in place and this rank's own part is one range of `in` and of `out`,
-  // the collective copies it too (MPI_Alltoallv does that while it waits for the peers: a
-  // hand-written program's call, measured faster than a copy of its own before the call).
-  const shared_range own_in = x.own.in_a, own_out = x.own.in_b;
-  const bool own_in_call = send_in_place && recv_in_place && own_in.first >= 0 && own_out.first >= 0;
-  if (own_in_call) {
-    const auto k = static_cast<std::size_t>(me);
-    b.sent[k] = b.received[k] = static_cast<std::size_t>(own_in.count);
-    b.send_at[k] = static_cast<std::size_t>(own_in.first), b.recv_at[k] = static_cast<std::size_t>(own_out.first);
-  }
-  const T* send = send_in_place ? in.data() : pack_sends(before, after, pos, me, ext, in, total_sent, b);
+  const bool own_in_call = own_part_in_call(x, me, b);
+  const T* send = x.send_in_place ? in.data() : pack_sends(before, after, pos, me, ext, in, x.total_sent, b);
   T* recv = out.data();
-  if (!recv_in_place) {
-    b.recv.resize(total_received);
+  if (!x.recv_in_place) {
+    b.recv.resize(x.total_received);
     std::size_t at = 0;
     for (std::size_t i = 0; i < n; ++i) b.recv_at[i] = at, at += b.received[i];
     recv = b.recv.data();
   }
-  collective_on_dims<T>(mesh, s.group, "all_to_allv", total_received + b.received[static_cast<std::size_t>(me)],
+  collective_on_dims<T>(mesh, s.group, "all_to_allv", x.total_received + b.received[static_cast<std::size_t>(me)],
                         [&](const auto& cc, auto... watch) {
                           cc.all_to_allv(send, std::span<const std::size_t>(b.sent),
                                          std::span<const std::size_t>(b.send_at), recv,
                                          std::span<const std::size_t>(b.received),
                                          std::span<const std::size_t>(b.recv_at), b.stream, watch...);
                         });
-  std::size_t filled = total_received + static_cast<std::size_t>(own_in_call ? own_in.count : 0);
+  std::size_t filled = x.total_received + (own_in_call ? b.received[static_cast<std::size_t>(me)] : 0);
   if (!own_in_call) {
     auto keep = b.runs(in.data(), out.data());
     filled += static_cast<std::size_t>(for_each_shared_run(before, pos, after, pos, ext, keep));
     keep.flush();
   }
-  if (!recv_in_place) unpack_receives(before, after, pos, me, ext, out, b);
+  if (!x.recv_in_place) unpack_receives(before, after, pos, me, ext, out, b);
   if (filled != out.size()) fail_step(step_name(s.kind), "the new block is not covered by the group's blocks");
 }
 
