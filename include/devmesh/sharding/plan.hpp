@@ -111,10 +111,13 @@ constexpr bool chain_starts(const placement_table<N>& a, const shard_dims<N>& ca
 /// application order; `placed` says which dims are not replicated. Equal specs, equal tables.
 template <int N>
 constexpr placement_table<N> normalized(placement_table<N> t, const application_order<N>& o) {
+  bool any_order = false;
   for (int d = 0; d < N; ++d) {
     t.placed[d] = !t.at[d].is_replicate();
     if (!t.at[d].is_shard()) t.order_rank[d] = -1;
+    any_order = any_order || t.order_rank[d] >= 0;
   }
+  if (!any_order) return t;  // the common case: nothing to renumber
   for (int k = 0; k < N; ++k) {
     if (!t.ordered(k)) continue;
     const auto c = dims_in_shard_order(t, o, k);
@@ -341,38 +344,58 @@ constexpr void plan_exchange(redistribute_plan<N>& p, placement_table<N> now, co
   if (!(want == to)) add_step(p, step_kind::local, 0u, reduction::sum, want, to, "to Partial: local");
 }
 
-/// The plan from table src to table dst (both on a mesh of D dims of sizes sizes[d], N with
-/// aliases): of three candidates, among those within 1.25x of the cheapest by rough_cost, the
-/// one with the fewest collectives (each costs a latency), then the cheaper, then the first: reductions that scatter where the target shards, S -> P(sum)
-/// made Partial as late as possible; the same with every reduction an all_reduce (a smaller
-/// block is reduced where S -> P(sum) then needs no exchange); S -> P(sum) made Partial first
-/// (what the reductions scatter is then the target's block).
+/// The candidate a plan_tables chooses among candidates[0, count): among those within 1.25x
+/// of the cheapest by rough_cost, the one with the fewest collectives (each costs a latency),
+/// then the cheaper, then the first.
 template <int N>
-constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const placement_table<N>& dst,
-                                           const application_order<N>& o, const int* sizes, int D) {
-  const auto from = normalized(src, o), to = normalized(dst, o);
-  redistribute_plan<N> candidates[3]{};
-  plan_exchange(candidates[0], plan_reductions(candidates[0], from, to, o, D, true), to, o, D);
-  plan_exchange(candidates[1], plan_reductions(candidates[1], from, to, o, D, false), to, o, D);
-  int count = 2;
-  if (const auto filled = zero_filled(from, to, o); !(filled == from)) {
-    add_step(candidates[2], step_kind::local, 0u, reduction::sum, from, filled,
-             "Shard to Partial(sum): the block kept among zeros");
-    plan_exchange(candidates[2], plan_reductions(candidates[2], filled, to, o, D, true), to, o, D);
-    count = 3;
-  }
+constexpr int cheapest_candidate(const redistribute_plan<N>* candidates, int count, const int* sizes, int D) {
   double cost[3]{}, cheapest = 0;
   for (int i = 0; i < count; ++i) {
     cost[i] = rough_cost(candidates[i], sizes, D);
     cheapest = i == 0 || cost[i] < cheapest ? cost[i] : cheapest;
   }
-  int best = -1;  // fewest collectives among those within 1.25x of the cheapest, then the cheapest
+  int best = -1;
   for (int i = 0; i < count; ++i) {
     if (cost[i] > 1.25 * cheapest) continue;
     const bool fewer = best < 0 || candidates[i].collectives() < candidates[best].collectives();
     if (fewer || (candidates[i].collectives() == candidates[best].collectives() && cost[i] < cost[best])) best = i;
   }
-  return candidates[best];
+  return best;
+}
+
+/// The plan from table src to table dst (both on a mesh of D dims of sizes sizes[d], N with
+/// aliases), the cheapest_candidate of three: reductions that scatter where the target shards,
+/// S -> P(sum) made Partial as late as possible; the same with every reduction an all_reduce (a
+/// smaller block is reduced where S -> P(sum) then needs no exchange); S -> P(sum) made Partial
+/// first (what the reductions scatter is then the target's block). Without a reduce_scatter in
+/// the first, the second is the same plan; without a dim made Partial(sum) first, there is no
+/// third: a pair without Partial plans once, into the plan returned (a plan is most of a
+/// kilobyte: the dynamic planner's time goes to writing plans).
+template <int N>
+constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const placement_table<N>& dst,
+                                           const application_order<N>& o, const int* sizes, int D) {
+  const auto from = normalized(src, o), to = normalized(dst, o);
+  const auto filled = zero_filled(from, to, o);
+  redistribute_plan<N> plan{};
+  plan_exchange(plan, plan_reductions(plan, from, to, o, D, true), to, o, D);
+  bool scatters = false;
+  for (const auto& s : plan) scatters = scatters || s.kind == step_kind::reduce_scatter;
+  if (scatters || !(filled == from)) {
+    redistribute_plan<N> candidates[3]{plan, {}, {}};
+    int count = 1;
+    if (scatters) {
+      plan_exchange(candidates[count], plan_reductions(candidates[count], from, to, o, D, false), to, o, D);
+      ++count;
+    }
+    if (!(filled == from)) {
+      add_step(candidates[count], step_kind::local, 0u, reduction::sum, from, filled,
+               "Shard to Partial(sum): the block kept among zeros");
+      plan_exchange(candidates[count], plan_reductions(candidates[count], filled, to, o, D, true), to, o, D);
+      ++count;
+    }
+    plan = candidates[cheapest_candidate(candidates, count, sizes, D)];
+  }
+  return plan;
 }
 
 /// What plan_redistribute refuses in a spec's table (nullptr: nothing), and the dim concerned.
