@@ -8,7 +8,8 @@
 // The steps, in order, each only where needed (PyTorch 2.15's _gen_transform_infos takes one
 // step per mesh dim instead, un-sharding from the last dim and re-sharding after):
 //  1. slice          R -> S(t) on dims that are not reduced, where the slice keeps everything
-//                    the target holds: less to reduce next
+//                    the target holds: less to reduce next (strided, _StridedShard, where the
+//                    target cuts the dim within the blocks of a dim that step 2 scatters)
 //  2. reduce_scatter over the Partial dims whose target is S(t): each rank keeps its part
 //  3. all_reduce     over the other Partial dims that do not stay Partial: one collective over
 //                    their flattened group (PyTorch: one per dim)
@@ -200,11 +201,49 @@ constexpr void add_step(redistribute_plan<N>& p, step_kind kind, unsigned group,
   p.steps[p.count++] = plan_step<N>{kind, group, op, before, after, why};
 }
 
+/// Step 1's strided slice: where dst's chain of tensor dim k (application order) goes on from
+/// the one of `next` with a dim r that step 2 reduce-scatters, then a dim d that `next`
+/// replicates, d cuts now within each block r will cut: _StridedShard(k, size of r), PyTorch's
+/// way to write it, whose pieces are r's torch.chunk blocks for every extent. r's
+/// reduce_scatter then reduces d's share only. Returns true if it sliced.
+template <int N>
+constexpr bool slice_strided(placement_table<N>& next, const placement_table<N>& dst, const application_order<N>& o,
+                             unsigned reduce, const int* sizes, int k) {
+  const auto a = dims_in_shard_order(next, o, k), c = dims_in_shard_order(dst, o, k);
+  // a.count + 2 > N: never where c.count >= a.count + 2, but g++ -O2 cannot see it (-Warray-bounds)
+  if (a.count + 2 > N || dst.ordered(k) || c.count < a.count + 2 || !chain_starts(next, a, a.count, dst, c)) return false;
+  const int r = c.dims[a.count], d = c.dims[a.count + 1];
+  if (((reduce >> r) & 1u) == 0 || !next.at[d].is_replicate() || dst.at[r].split_factor != 1 ||
+      dst.at[d].split_factor != 1 || sizes[r] < 2 || !cuts_within(next, o, r, k))
+    return false;
+  next.at[d] = placement::strided(k, sizes[r]);
+  next = normalized(next, o);
+  return true;
+}
+
+/// Step 2 after a strided slice: the reduce_scatter over r puts r's cut under the strided dim
+/// e that ends `next`'s chain of tensor dim k (its split factor r's size, r after the rest of
+/// the chain), which becomes a plain Shard. Returns true if it did.
+template <int N>
+constexpr bool scatter_under_strided(placement_table<N>& next, const application_order<N>& o, const int* sizes, int r,
+                                     int k) {
+  const auto a = dims_in_shard_order(next, o, k);
+  if (a.count == 0) return false;
+  const int e = a.dims[a.count - 1];
+  if (next.at[e].split_factor != sizes[r] || next.ordered(k) || o.pos[r] > o.pos[e]) return false;
+  for (int i = 0; i + 1 < a.count; ++i)
+    if (o.pos[a.dims[i]] > o.pos[r]) return false;
+  next.at[e] = placement::sharded(k);
+  next.at[r] = placement::sharded(k);
+  next = normalized(next, o);
+  return true;
+}
+
 /// Steps 1-3: the Partial dims of `now` that `dst` does not keep, reduced; returns the table after.
 template <int N>
 constexpr placement_table<N> plan_reductions(redistribute_plan<N>& p, placement_table<N> now,
-                                             const placement_table<N>& dst, const application_order<N>& o, int D,
-                                             bool may_scatter) {
+                                             const placement_table<N>& dst, const application_order<N>& o,
+                                             const int* sizes, int D, bool may_scatter) {
   unsigned reduce = 0;
   reduction op = reduction::sum;
   for (int d = 0; d < D; ++d)
@@ -221,6 +260,7 @@ constexpr placement_table<N> plan_reductions(redistribute_plan<N>& p, placement_
       grew = true;
     }
   }
+  for (int k = 0; may_scatter && k <= dst.max_tensor_dim(); ++k) slice_strided(next, dst, o, reduce, sizes, k);
   if (!(next == now)) add_step(p, step_kind::local, 0u, op, now, next, "slice before reducing: less to reduce");
   now = next;
   unsigned scatter = 0;  // 2. the reduced dims whose target shards: reduce_scatter, in dst's shard order
@@ -229,8 +269,8 @@ constexpr placement_table<N> plan_reductions(redistribute_plan<N>& p, placement_
     for (int i = 0; i < c.count; ++i) {
       const int d = c.dims[i];
       if (!may_scatter || ((reduce >> d) & 1u) == 0 || dst.at[d].split_factor != 1) continue;
-      if (!cuts_within(next, o, d, k)) break;  // this dim and the rest of the chain: all_reduce
-      append_shard(next, o, d, k);
+      if (cuts_within(next, o, d, k)) append_shard(next, o, d, k);
+      else if (!scatter_under_strided(next, o, sizes, d, k)) break;  // this dim and the rest: all_reduce
       scatter |= 1u << d;
     }
   }
@@ -377,20 +417,20 @@ constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const 
   const auto from = normalized(src, o), to = normalized(dst, o);
   const auto filled = zero_filled(from, to, o);
   redistribute_plan<N> plan{};
-  plan_exchange(plan, plan_reductions(plan, from, to, o, D, true), to, o, D);
+  plan_exchange(plan, plan_reductions(plan, from, to, o, sizes, D, true), to, o, D);
   bool scatters = false;
   for (const auto& s : plan) scatters = scatters || s.kind == step_kind::reduce_scatter;
   if (scatters || !(filled == from)) {
     redistribute_plan<N> candidates[3]{plan, {}, {}};
     int count = 1;
     if (scatters) {
-      plan_exchange(candidates[count], plan_reductions(candidates[count], from, to, o, D, false), to, o, D);
+      plan_exchange(candidates[count], plan_reductions(candidates[count], from, to, o, sizes, D, false), to, o, D);
       ++count;
     }
     if (!(filled == from)) {
       add_step(candidates[count], step_kind::local, 0u, reduction::sum, from, filled,
                "Shard to Partial(sum): the block kept among zeros");
-      plan_exchange(candidates[count], plan_reductions(candidates[count], filled, to, o, D, true), to, o, D);
+      plan_exchange(candidates[count], plan_reductions(candidates[count], filled, to, o, sizes, D, true), to, o, D);
       ++count;
     }
     plan = candidates[cheapest_candidate(candidates, count, sizes, D)];
