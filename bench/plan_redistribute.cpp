@@ -9,7 +9,9 @@
 //   static_copy/<pair>  the same, by value (dm::plan_redistribute returns a copy of it);
 //   kept/<pair>     the dynamic specs again through what dm::redistribute calls for them
 //                   (detail::kept_plan): the plan the thread kept from its first call, found by
-//                   comparing the two placement tables and the mesh, read in place.
+//                   comparing the two placement tables and the mesh, read in place;
+//   empty_plan/<D>  making an empty dm::redistribute_plan of a D-dim mesh (D = 1, 2, 3): the
+//                   floor of any planner that returns one (a plan holds five steps of two tables).
 // Every dynamic plan is checked against the static one where both exist (same steps).
 // Usage: plan_redistribute [--pairs FILE] [google benchmark flags]
 #include <benchmark/benchmark.h>
@@ -130,12 +132,25 @@ void register_static(const pair_text& p) {
 
 }  // namespace
 
+template <class Mesh>
+void register_empty_plan() {
+  benchmark::RegisterBenchmark(("empty_plan/" + std::to_string(Mesh::ndim)).c_str(), [](benchmark::State& st) {
+    for (auto _ : st) {
+      dm::redistribute_plan<Mesh::ndim_with_aliases> plan{};
+      benchmark::DoNotOptimize(plan);
+    }
+  });
+}
+
 int main(int argc, char** argv) {
   const char* path = DEVMESH_REDISTRIBUTE_PAIRS;
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], "--pairs") == 0) path = argv[i + 1];
   const auto pairs = read_pairs(path);
   for (const auto& p : pairs) register_dynamic(p);
+  register_empty_plan<mesh1>();
+  register_empty_plan<mesh2>();
+  register_empty_plan<mesh3>();
   if (pairs.size() >= 5) {
     using dm::on, dm::shard, dm::replicate;
     register_static<on24<on<"dp", shard<0>>, on<"tp", shard<0>>>, on24<on<"tp", shard<0>>>>(pairs[0]);

@@ -686,6 +686,18 @@ def plan_redistribute_section(args):
               + (f"{min(hit_ratios):.0f}-{max(hit_ratios):.0f}x less than PyTorch's cache hit (hashing the two "
                  f"specs), and {min(kept_ratios):.0f}x or more less than PyTorch's planner." if kept_ratios else
                  "not measured in this run.")]
+    empty = {int(k.split("/")[1]): v["real_ns"] for k, v in ours.items() if k.startswith("empty_plan/")}
+    under = [t for t in theirs["pairs"] if t["pair"].split(":")[0].count("=") in empty
+             and t["uncached_us"] * 1e3 / 1000 < empty[t["pair"].split(":")[0].count("=")]]
+    if empty:
+        lines += ["", "What a planner returns sets a floor: making an empty `dm::redistribute_plan` (five steps "
+                  "of two placement tables each) takes " +
+                  ", ".join(f"{fmt_ns(v)} on a {d}-D mesh" for d, v in sorted(empty.items())) + " (`empty_plan/D`). "
+                  + (f"For {len(under)} of the {len(theirs['pairs'])} pairs, PyTorch's planner divided by 1000 is "
+                     "under that floor (" + ", ".join(f"`{t['pair']}`: {fmt_ns(t['uncached_us'] * 1e3)}, a thousandth "
+                                                      f"{fmt_ns(t['uncached_us'])}" for t in under) +
+                     "): no planner that returns this plan can meet the goal there."
+                     if under else "PyTorch's planner divided by 1000 is above it for every pair.")]
     return "\n".join(lines)
 
 
