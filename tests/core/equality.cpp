@@ -72,6 +72,18 @@ TEST_SUITE("equality") {
     CHECK(bad.coalesce().count == 30);
   }
 
+  TEST_CASE("same_modes: the same mesh as written, without coalescing") {
+    const dynamic24 two(2), other_two(2), three(3);
+    CHECK(two.same_modes(other_two));
+    CHECK(!two.same_modes(three));
+    using m3 = dm::mesh<dm::dim<"dp">, dm::dim<"cp">, dm::dim<"tp">>;
+    const auto a = m3(2, 3, 4).slice<"dp", "tp">(), b = m3(2, 3, 4).slice<"dp", "tp">(), c = m3(2, 1, 4).slice<"dp", "tp">();
+    CHECK(a.same_modes(b));
+    CHECK(!a.same_modes(c));  // the same groups' shape, another root size and strides
+    CHECK(a == b);            // same modes: equal
+    static_assert(static24{}.same_modes(static24{}));
+  }
+
   TEST_CASE("meshes as keys of an unordered set") {
     std::unordered_set<dynamic24> set{dynamic24(2), dynamic24(3), dynamic24(2), dynamic24(6)};
     CHECK(set.size() == 3);

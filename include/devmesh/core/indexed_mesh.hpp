@@ -60,6 +60,14 @@ class indexed_mesh : private detail::mesh_values<L.ndynamic> {
   DEVMESH_HOST_DEVICE constexpr int mode_stride(int m) const { return value(L.stride[m]); }
   /// Number of positions of the root mesh this mesh was derived from (its rank space).
   DEVMESH_HOST_DEVICE constexpr int root_size() const { return value(L.root); }
+  /// True if `other`, a mesh of this type, has the same modes and root size: the same mesh as
+  /// written. Equal meshes (operator==) written otherwise are not; it is what a cache key or a
+  /// fast path compares, without operator=='s coalescing of every dim.
+  DEVMESH_HOST_DEVICE constexpr bool same_modes(const indexed_mesh& other) const {
+    for (int m = 0; m < L.nmodes; ++m)
+      if (mode_shape(m) != other.mode_shape(m) || mode_stride(m) != other.mode_stride(m)) return false;
+    return root_size() == other.root_size();
+  }
 
   // ---- sizes ---------------------------------------------------------------------------
   // (std::array<int, L.nprimary>, not <int, ndim>: nvcc 13's host code would spell the type

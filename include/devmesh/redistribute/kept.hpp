@@ -35,15 +35,12 @@ class kept_last {
   std::size_t next_ = 0;
 };
 
-/// Two meshes of one type with the same root size and every dim's layout as written (what a
-/// kept entry is keyed by: stricter than operator==, which coalesces each layout, and
-/// cheaper; a mesh written otherwise is planned again, never wrongly matched).
+/// Two meshes of one type with the same root size and modes, as written (what a kept entry is
+/// keyed by: stricter than operator==, which coalesces each layout, and cheaper; a mesh written
+/// otherwise is planned again, never wrongly matched).
 template <class Mesh>
 bool same_layout(const Mesh& a, const Mesh& b) {
-  if (a.root_size() != b.root_size()) return false;
-  for (int d = 0; d < Mesh::ndim_with_aliases; ++d)
-    if (!(a.dim_layout(d) == b.dim_layout(d))) return false;
-  return true;
+  return a.same_modes(b);
 }
 
 }  // namespace devmesh::detail

@@ -100,9 +100,14 @@ std::string redistribute_error(const Call& call, const device_mesh<Layout, Comm>
                                const E& ext, const void* in, std::size_t n_in, const void* out, std::size_t n_out,
                                std::size_t element) {
   const auto at = [&] { return call() + ", rank " + std::to_string(mesh.rank()) + ": "; };
-  if constexpr (!Layout::is_static)
-    if (!(from.mesh() == mesh.layout() && to.mesh() == mesh.layout()))
-      return at() + "the specs are on a mesh of other sizes than the device mesh's";
+  if constexpr (!Layout::is_static) {
+    // same_modes first: the mesh as written, without coalescing every dim (a spec made from
+    // mesh.layout() has it; == for a mesh written otherwise)
+    const auto on_mesh = [&](const auto& spec) {
+      return spec.mesh().same_modes(mesh.layout()) || spec.mesh() == mesh.layout();
+    };
+    if (!on_mesh(from) || !on_mesh(to)) return at() + "the specs are on a mesh of other sizes than the device mesh's";
+  }
   const int pos = mesh.position();
   const auto held = [&](const char* what, std::size_t n, const auto& spec) -> std::string {
     const tensor_index want = spec.local_size(ext, pos);

@@ -111,11 +111,13 @@ constexpr bool chain_starts(const placement_table<N>& a, const shard_dims<N>& ca
 /// The table in one spelling: explicit orders renumbered from 0, dropped where they equal
 /// application order; `placed` says which dims are not replicated. Equal specs, equal tables.
 template <int N>
-constexpr placement_table<N> normalized(placement_table<N> t, const application_order<N>& o) {
+constexpr placement_table<N> normalized(const placement_table<N>& in, const application_order<N>& o) {
+  placement_table<N> t = in;
   bool any_order = false;
-  for (int d = 0; d < N; ++d) {
-    t.placed[d] = !t.at[d].is_replicate();
-    if (!t.at[d].is_shard()) t.order_rank[d] = -1;
+  for (int d = 0; d < N; ++d) {  // written only where they change: a table is most often normal
+    // already, and narrow stores read back whole stall the copy that follows (store forwarding)
+    if (t.placed[d] == t.at[d].is_replicate()) t.placed[d] = !t.at[d].is_replicate();
+    if (!t.at[d].is_shard() && t.order_rank[d] != -1) t.order_rank[d] = -1;
     any_order = any_order || t.order_rank[d] >= 0;
   }
   if (!any_order) return t;  // the common case: nothing to renumber
@@ -453,7 +455,8 @@ constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_of(const basic_shardin
                                                              const basic_sharding<Mesh, S2>& to) {
   constexpr int N = Mesh::ndim_with_aliases, D = Mesh::ndim;
   if constexpr (!Mesh::is_static)
-    if (!(from.mesh() == to.mesh())) fail_plan("the two specs are on meshes of different sizes");
+    if (!from.mesh().same_modes(to.mesh()) && !(from.mesh() == to.mesh()))  // the first: no coalescing
+      fail_plan("the two specs are on meshes of different sizes");
   // even cuts as uneven does (it only adds a check, which the specs' queries run): one rule
   const auto plannable = [](placement_table<N> t) {
     int dim = -1;

@@ -93,10 +93,12 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
     requires(Source::is_static)
       : detail::mesh_holder<Mesh>(m) {}
 
-  /// The mesh.
-  DEVMESH_HOST_DEVICE constexpr Mesh mesh() const { return this->detail::mesh_holder<Mesh>::mesh(); }
-  /// Every dim's placement, the explicit orders and the rule, as a value (what a planner reads).
-  DEVMESH_HOST_DEVICE constexpr placement_table<N> table() const { return Source::table(); }
+  /// The mesh: a reference to the one a spec with dynamic sizes holds (no copy: queries and
+  /// the planner ask often), a value for a static mesh (an empty object).
+  DEVMESH_HOST_DEVICE constexpr decltype(auto) mesh() const { return this->detail::mesh_holder<Mesh>::mesh(); }
+  /// Every dim's placement, the explicit orders and the rule (what a planner reads): a reference
+  /// to a dynamic spec's table, a value for a static one.
+  DEVMESH_HOST_DEVICE constexpr decltype(auto) table() const { return Source::table(); }
   /// Placement of dim d (by index, aliases included): replicate where none is placed.
   DEVMESH_HOST_DEVICE constexpr placement placement_of(int d) const { return table().at[d]; }
   /// Placement of the named dim.
@@ -239,7 +241,7 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
 
  private:
   DEVMESH_HOST_DEVICE constexpr void sizes_into(int* sizes) const {
-    const Mesh m = mesh();
+    const auto& m = mesh();
     for (int d = 0; d < N; ++d) sizes[d] = m.size(d);
   }
   DEVMESH_HOST_DEVICE constexpr void check_position(int position) const {
@@ -256,7 +258,7 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
   template <class E>
   DEVMESH_HOST_DEVICE constexpr detail::dim_map<N> map_of(const E& ext, int position, int k) const {
     check_position(position);
-    const Mesh m = mesh();
+    const auto& m = mesh();
     int sizes[N > 0 ? N : 1]{}, coords[N > 0 ? N : 1]{};
     for (int d = 0; d < N; ++d) sizes[d] = m.size(d), coords[d] = m.coordinate_unchecked(position, d);
     constexpr auto order = application_order;  // a local copy: device code cannot read the static
@@ -273,7 +275,7 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
   /// each sharding dim d, in the submesh holding `member`.
   DEVMESH_HOST_DEVICE constexpr rank_group<primary_modes> group_at(const placement_table<N>& t, const int* coords,
                                                                    int member) const {
-    const Mesh m = mesh();
+    const auto& m = mesh();
     constexpr auto l = L;  // a local copy: device code cannot read the static
     int base = member;
     for (int p = 0; p < primary_modes; ++p) base -= ((member / m.mode_stride(p)) % m.mode_shape(p)) * m.mode_stride(p);
