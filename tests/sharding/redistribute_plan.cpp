@@ -97,6 +97,22 @@ std::vector<double> reduced(const Mesh& m, const dm::placement_table<N>& t, cons
   return out;
 }
 
+/// True if step s leaves every rank with the block it had, nothing reduced or made Partial (a
+/// table may differ in how it writes the same cuts): a step a plan should not have.
+template <class Mesh, int N, class E>
+bool changes_nothing(const Mesh& m, const dm::plan_step<N>& s, const E& ext) {
+  for (int d = 0; d < Mesh::ndim; ++d)
+    if (s.before.at[d].is_partial() != s.after.at[d].is_partial() || s.before.at[d].op != s.after.at[d].op) return false;
+  const auto before = dm::detail::spec_of_table(m, s.before), after = dm::detail::spec_of_table(m, s.after);
+  for (int r = 0; r < m.size(); ++r) {
+    std::vector<dm::tensor_index> a, b;
+    for_each_held(before, ext, r, [&](dm::tensor_index, dm::tensor_index x) { a.push_back(x); });
+    for_each_held(after, ext, r, [&](dm::tensor_index, dm::tensor_index x) { b.push_back(x); });
+    if (a != b) return false;
+  }
+  return true;
+}
+
 /// One step on every rank, refusing what its kind cannot do. Returns false (with a message) if so.
 template <class Mesh, int N, class E>
 bool simulate(const Mesh& m, const dm::plan_step<N>& s, const E& ext, values& v, std::string& why) {
@@ -260,6 +276,7 @@ void check_pair(const json& c, totals& sum) {
   for (int i = 0; i < plan.count; ++i) {
     std::string why;
     CAPTURE(i);
+    CHECK_MESSAGE(!changes_nothing(m, plan[i], ext), "a step that changes nothing");
     REQUIRE_MESSAGE(simulate(m, plan[i], ext, v, why), why);
   }
 
@@ -346,6 +363,7 @@ int simulate_random(const Mesh& m, const std::array<dm::tensor_index, R>& shape,
     const std::vector<double> full = reduced(m, src.table(), v);
     for (int k = 0; k < plan.count; ++k) {
       std::string why;
+      if (numel > 0) REQUIRE_MESSAGE(!changes_nothing(m, plan[k], ext), "a step that changes nothing");
       REQUIRE_MESSAGE(simulate(m, plan[k], ext, v, why), why);
     }
     const std::vector<double> after = reduced(m, dst.table(), v);
@@ -384,6 +402,17 @@ static_assert([] {
   for (int r = 0; r < 8; ++r) total += dm::bytes_sent(mesh24{}, reduce_strided, dm::extents<8, 8>{}, r, 8);
   return total;
 }() == 512);
+
+// A dim of size 1 holds the whole tensor whatever it says: no collective over one rank.
+using mesh14 = dm::mesh<dm::dim<"dp", 1>, dm::dim<"tp", 4>>;
+static_assert(dm::plan_redistribute(dm::sharding<mesh14, dm::on<"dp", dm::partial<dm::reduction::sum>>>{},
+                                    dm::sharding<mesh14>{})
+                  .count == 0);  // P(sum) over one rank: the value
+static_assert([] {
+  constexpr auto p = dm::plan_redistribute(dm::sharding<mesh14, dm::on<"dp", dm::shard<0>>>{},
+                                           dm::sharding<mesh14, dm::on<"tp", dm::shard<0>>>{});
+  return p.count == 1 && p[0].kind == dm::step_kind::local;  // S(0) over one rank: the whole; then a slice
+}());
 
 }  // namespace
 

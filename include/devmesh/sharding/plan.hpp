@@ -121,7 +121,7 @@ constexpr placement_table<N> normalized(const placement_table<N>& in, const appl
     any_order = any_order || t.order_rank[d] >= 0;
   }
   if (!any_order) return t;  // the common case: nothing to renumber
-  for (int k = 0; k < N; ++k) {
+  for (int k = 0; k <= t.max_tensor_dim(); ++k) {  // tensor dims, not mesh dims: S(3) on a 1-D mesh too
     if (!t.ordered(k)) continue;
     const auto c = dims_in_shard_order(t, o, k);
     bool in_application_order = true;
@@ -137,6 +137,14 @@ constexpr placement_table<N> normalized(const placement_table<N>& in, const appl
 template <int N>
 constexpr void append_shard(placement_table<N>& t, const application_order<N>& o, int d, int k) {
   const auto c = dims_in_shard_order(t, o, k);
+  bool in_order = !t.ordered(k);  // the common case: d comes last in application order too
+  for (int i = 0; i < c.count; ++i) in_order = in_order && o.pos[c.dims[i]] < o.pos[d];
+  if (in_order) {  // what normalized() would make of it, without renumbering
+    t.at[d] = placement::sharded(k);
+    t.placed[d] = true;
+    t.order_rank[d] = -1;
+    return;
+  }
   for (int i = 0; i < c.count; ++i) t.order_rank[c.dims[i]] = i;
   t.at[d] = placement::sharded(k);
   t.order_rank[d] = c.count;
@@ -188,6 +196,7 @@ constexpr unsigned changed_shard_dims(const placement_table<N>& now, const place
   unsigned g = 0;
   for (int k = 0; k <= now.max_tensor_dim(); ++k) {
     const auto a = dims_in_shard_order(now, o, k), b = dims_in_shard_order(target, o, k);
+    if (a.count == b.count && chain_starts(now, a, a.count, target, b)) continue;  // the same cuts: the same blocks
     int common = 0;
     while (common < a.count && chain_starts(now, a, common + 1, target, b) && applied_first(a, common + 1, o) &&
            applied_first(b, common + 1, o))
@@ -468,7 +477,18 @@ constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_of(const basic_shardin
   constexpr auto order = basic_sharding<Mesh, S1>::application_order;
   int sizes[D > 0 ? D : 1]{};
   for (int d = 0; d < D; ++d) sizes[d] = from.mesh().size(d);
-  return plan_tables(a, b, order, sizes, D);
+  // A dim of size 1 holds the whole tensor whatever it says (a Shard cuts one block, a Partial
+  // reduces one value): planned, and printed, as replicated (the same blocks and values), so
+  // no step runs a collective over one rank.
+  bool size_one = false;
+  for (int d = 0; d < D; ++d) size_one = size_one || sizes[d] == 1;
+  if (!size_one) return plan_tables(a, b, order, sizes, D);
+  const auto as_replicated = [&](placement_table<N> t) {
+    for (int d = 0; d < D; ++d)
+      if (sizes[d] == 1) t.at[d] = placement::replicated();
+    return t;
+  };
+  return plan_tables(as_replicated(a), as_replicated(b), order, sizes, D);
 }
 
 /// True for a pair of static specs on a static mesh that plan_redistribute plans: its plan
