@@ -94,10 +94,11 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
       : detail::mesh_holder<Mesh>(m) {}
 
   /// The mesh: a reference to the one a spec with dynamic sizes holds (no copy: queries and
-  /// the planner ask often), a value for a static mesh (an empty object).
+  /// the planner ask often; valid while the spec lives), a value for a static mesh (an empty
+  /// object).
   DEVMESH_HOST_DEVICE constexpr decltype(auto) mesh() const { return this->detail::mesh_holder<Mesh>::mesh(); }
   /// Every dim's placement, the explicit orders and the rule (what a planner reads): a reference
-  /// to a dynamic spec's table, a value for a static one.
+  /// to a dynamic spec's table (valid while the spec lives), a value for a static one.
   DEVMESH_HOST_DEVICE constexpr decltype(auto) table() const { return Source::table(); }
   /// Placement of dim d (by index, aliases included): replicate where none is placed.
   DEVMESH_HOST_DEVICE constexpr placement placement_of(int d) const { return table().at[d]; }
