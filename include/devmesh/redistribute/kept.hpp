@@ -1,7 +1,7 @@
 // devmesh/redistribute/kept.hpp: what a thread keeps from one redistribute to the next (the
 // plans of dynamic specs, the exchanges' surveys): the last few entries, found by a key that
 // is everything the entry was made from, so a match is never wrong and a miss only redoes
-// the work.
+// the work. A key's mesh matches by same_modes (as written: stricter than ==, and cheaper).
 #pragma once
 #include <cstddef>
 #include <utility>
@@ -34,13 +34,5 @@ class kept_last {
   std::vector<Entry> entries_;
   std::size_t next_ = 0;
 };
-
-/// Two meshes of one type with the same root size and modes, as written (what a kept entry is
-/// keyed by: stricter than operator==, which coalesces each layout, and cheaper; a mesh written
-/// otherwise is planned again, never wrongly matched).
-template <class Mesh>
-bool same_layout(const Mesh& a, const Mesh& b) {
-  return a.same_modes(b);
-}
 
 }  // namespace devmesh::detail

@@ -63,7 +63,7 @@ const auto& kept_plan(const basic_sharding<Mesh, S1>& from, const basic_sharding
     const placement_table<N>& a = from.table();
     const placement_table<N>& b = to.table();
     if (const kept* k = plans.find([&](const kept& k) {
-          return k.from == a && k.to == b && same_layout(k.mesh, from.mesh());
+          return k.from == a && k.to == b && k.mesh.same_modes(from.mesh());
         }))
       return k->plan;
     return plans.keep(kept{from.mesh(), a, b, plan_of(from, to)}).plan;  // refusals throw before anything is kept

@@ -344,7 +344,7 @@ const kept_survey<Mesh, N, static_cast<std::size_t>(E::rank())>& survey_of(const
   const auto shape = ext.shape();
   if (const kept* k = surveys.find([&](const kept& k) {
         return k.pos == pos && k.bits == s.group && k.shape == shape && k.before == s.before && k.after == s.after &&
-               same_layout(k.mesh, m);
+               k.mesh.same_modes(m);
       }))
     return *k;
   kept made{m, s.before, s.after, s.group, shape, pos, 0, {}, {}, {}, {}, {}, {}};
