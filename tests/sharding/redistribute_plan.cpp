@@ -102,7 +102,8 @@ std::vector<double> reduced(const Mesh& m, const dm::placement_table<N>& t, cons
 template <class Mesh, int N, class E>
 bool changes_nothing(const Mesh& m, const dm::plan_step<N>& s, const E& ext) {
   for (int d = 0; d < Mesh::ndim; ++d)
-    if (s.before.at[d].is_partial() != s.after.at[d].is_partial() || s.before.at[d].op != s.after.at[d].op) return false;
+    if (s.before.at[d].is_partial() != s.after.at[d].is_partial() || s.before.at[d].op != s.after.at[d].op)
+      return false;
   const auto before = dm::detail::spec_of_table(m, s.before), after = dm::detail::spec_of_table(m, s.after);
   for (int r = 0; r < m.size(); ++r) {
     std::vector<dm::tensor_index> a, b;
@@ -203,7 +204,8 @@ double any_plan_bound(const Mesh& m, const Spec& src, const Spec& dst, const E& 
   // classes[x][r]: the class rank r holds of x (-1: none); after[x]: the ranks holding x after
   std::vector<std::vector<int>> classes(numel, std::vector<int>(m.size(), -1)), after(numel);
   for (int r = 0; r < m.size(); ++r) {
-    for_each_held(src, ext, r, [&](dm::tensor_index, dm::tensor_index x) { classes[x][r] = partial_index(m, src.table(), r); });
+    const int cls = partial_index(m, src.table(), r);
+    for_each_held(src, ext, r, [&](dm::tensor_index, dm::tensor_index x) { classes[x][r] = cls; });
     for_each_held(dst, ext, r, [&](dm::tensor_index, dm::tensor_index x) { after[x].push_back(r); });
   }
   double elements = 0;

@@ -222,7 +222,8 @@ constexpr bool slice_strided(placement_table<N>& next, const placement_table<N>&
                              unsigned reduce, const int* sizes, int k) {
   const auto a = dims_in_shard_order(next, o, k), c = dims_in_shard_order(dst, o, k);
   // a.count + 2 > N: never where c.count >= a.count + 2, but g++ -O2 cannot see it (-Warray-bounds)
-  if (a.count + 2 > N || dst.ordered(k) || c.count < a.count + 2 || !chain_starts(next, a, a.count, dst, c)) return false;
+  if (a.count + 2 > N || dst.ordered(k) || c.count < a.count + 2 || !chain_starts(next, a, a.count, dst, c))
+    return false;
   const int r = c.dims[a.count], d = c.dims[a.count + 1];
   if (((reduce >> r) & 1u) == 0 || !next.at[d].is_replicate() || dst.at[r].split_factor != 1 ||
       dst.at[d].split_factor != 1 || sizes[r] < 2 || !cuts_within(next, o, r, k))
