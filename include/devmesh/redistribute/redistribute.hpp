@@ -55,7 +55,7 @@ const auto& kept_plan(const basic_sharding<Mesh, S1>& from, const basic_sharding
   } else {
     constexpr int N = Mesh::ndim_with_aliases;
     struct kept {
-      Mesh mesh;
+      Mesh from_mesh, to_mesh;  // both: plan_of checks them (a key is all an entry was made from)
       placement_table<N> from, to;
       redistribute_plan<N> plan;
     };
@@ -63,10 +63,11 @@ const auto& kept_plan(const basic_sharding<Mesh, S1>& from, const basic_sharding
     const placement_table<N>& a = from.table();
     const placement_table<N>& b = to.table();
     if (const kept* k = plans.find([&](const kept& k) {
-          return k.from == a && k.to == b && k.mesh.same_modes(from.mesh());
+          return k.from == a && k.to == b && k.from_mesh.same_modes(from.mesh()) && k.to_mesh.same_modes(to.mesh());
         }))
       return k->plan;
-    return plans.keep(kept{from.mesh(), a, b, plan_of(from, to)}).plan;  // refusals throw before anything is kept
+    // refusals throw before anything is kept
+    return plans.keep(kept{from.mesh(), to.mesh(), a, b, plan_of(from, to)}).plan;
   }
 }
 

@@ -139,7 +139,7 @@ constexpr void append_shard(placement_table<N>& t, const application_order<N>& o
   const auto c = dims_in_shard_order(t, o, k);
   bool in_order = !t.ordered(k);  // the common case: d comes last in application order too
   for (int i = 0; i < c.count; ++i) in_order = in_order && o.pos[c.dims[i]] < o.pos[d];
-  if (in_order) {  // what normalized() would make of it, without renumbering
+  if (in_order) {  // what normalized() would make of it (t is normal: every caller's is), without renumbering
     t.at[d] = placement::sharded(k);
     t.placed[d] = true;
     t.order_rank[d] = -1;
