@@ -309,16 +309,19 @@ constexpr placement_table<N> plan_reductions(redistribute_plan<N>& p, placement_
 template <int N>
 constexpr int strided_parent(const placement_table<N>& now, const placement_table<N>& dst,
                              const placement_table<N>& want, const application_order<N>& o, const int* sizes, int d) {
-  if constexpr (N < 2) return -1;  // a chain of two dims (and -Warray-bounds on dims[1])
-  const placement s = now.at[d];
-  if (!dst.at[d].is_partial() || dst.at[d].op != reduction::sum || !s.is_shard() || s.split_factor != 1 ||
-      !want.at[d].is_replicate() || now.ordered(s.tensor_dim) || want.shard_count(s.tensor_dim) != 0)
+  if constexpr (N < 2) {  // a chain of two dims (discarded: -Warray-bounds on dims[1])
     return -1;
-  const auto c = dims_in_shard_order(now, o, s.tensor_dim);
-  if (c.count != 2 || c.dims[1] != d) return -1;
-  const int r = c.dims[0];
-  const bool r_summed = dst.at[r].is_partial() && dst.at[r].op == reduction::sum;
-  return now.at[r].split_factor == 1 && sizes[r] >= 2 && !r_summed ? r : -1;
+  } else {
+    const placement s = now.at[d];
+    if (!dst.at[d].is_partial() || dst.at[d].op != reduction::sum || !s.is_shard() || s.split_factor != 1 ||
+        !want.at[d].is_replicate() || now.ordered(s.tensor_dim) || want.shard_count(s.tensor_dim) != 0)
+      return -1;
+    const auto c = dims_in_shard_order(now, o, s.tensor_dim);
+    if (c.count != 2 || c.dims[1] != d) return -1;
+    const int r = c.dims[0];
+    const bool r_summed = dst.at[r].is_partial() && dst.at[r].op == reduction::sum;
+    return now.at[r].split_factor == 1 && sizes[r] >= 2 && !r_summed ? r : -1;
+  }
 }
 
 /// What step 4 aims at: dst, with its Partial dims that `now` does not hold as such replaced
