@@ -189,6 +189,7 @@ void run_integer_average(const DeviceMesh& mesh, const plan_step<N>& s, const Sp
   collective_on_dims<T>(mesh, s.group, "all_reduce", b.send.size(), [&](const auto& cc, auto... watch) {
     cc.all_reduce(b.send.data(), b.send.data(), b.send.size(), op::avg, b.stream, watch...);
   });
+  if (zero_filled_dims(s)) B::space::zero(out.data(), out.size(), b.stream);
   auto copy = b.runs(b.send.data(), out.data());
   for_each_shared_run(before, pos, after, pos, ext, copy);
   copy.flush();
@@ -197,7 +198,9 @@ void run_integer_average(const DeviceMesh& mesh, const plan_step<N>& s, const Sp
 /// A reduce_scatter: every rank of the group holds the same block (the group is Partial);
 /// rank i keeps the reduction of its part. The parts go packed in the group's order: read in
 /// place when the block already is (rows), else packed; the result lands in place when this
-/// rank's part is one range of its new block.
+/// rank's part is one range of its new block. A zero-filling one (zero_filled_dims: dims made
+/// Partial(sum) from Shard) has parts that are the new blocks' elements the block holds:
+/// every held element in one part, zeros where the new block has elements it lacks.
 template <class DeviceMesh, int N, class E, class T, class B>
 void run_reduce_scatter(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, int pos, std::span<const T> in,
                         std::span<T> out, B& b) {
@@ -208,15 +211,18 @@ void run_reduce_scatter(const DeviceMesh& mesh, const plan_step<N>& s, const E& 
   if constexpr (std::is_integral_v<T>)
     if (s.op == reduction::avg) return run_integer_average(mesh, s, before, after, ext, pos, in, out, b);
   b.received.clear();
+  const bool zero_fill = zero_filled_dims(s) != 0;
   bool in_order = true;  // every part one range of the block, in the group's order
   std::size_t packed = 0;
   for (int q : b.group) {
     const shared_range r = range_of_shared(before, pos, after, q, ext, false);
-    if (r.count != after.local_size(ext, q)) fail_step("reduce_scatter", "a part the group's block lacks");
+    if (r.count != after.local_size(ext, q) && !zero_fill)
+      fail_step("reduce_scatter", "a part the group's block lacks");
     in_order = in_order && (r.count == 0 || r.first == static_cast<tensor_index>(packed));
     packed += static_cast<std::size_t>(r.count);
     b.received.push_back(static_cast<std::size_t>(r.count));
   }
+  if (zero_fill && packed != in.size()) fail_step("reduce_scatter", "a block made Partial loses elements it held");
   const T* send = in.data();
   if (!in_order || packed != in.size()) {
     b.send.resize(packed);
@@ -230,7 +236,7 @@ void run_reduce_scatter(const DeviceMesh& mesh, const plan_step<N>& s, const E& 
     copy.flush();
     send = b.send.data();
   }
-  const shared_range mine = range_of_shared(after, pos, after, pos, ext, true);
+  const shared_range mine = range_of_shared(before, pos, after, pos, ext, true);  // zero-filling: a part of it
   const bool direct = mine.first == 0 && mine.count == static_cast<tensor_index>(out.size());
   if (!direct) b.recv.resize(b.received[static_cast<std::size_t>(me)]);
   T* recv = direct ? out.data() : b.recv.data();
@@ -240,9 +246,10 @@ void run_reduce_scatter(const DeviceMesh& mesh, const plan_step<N>& s, const E& 
                                              b.stream, watch...);
                         });
   if (direct) return;
+  if (zero_fill) B::space::zero(out.data(), out.size(), b.stream);
   tensor_index k = 0;
   auto copy = b.runs(b.recv.data(), out.data());
-  for_each_shared_run(after, pos, after, pos, ext, [&](tensor_index, tensor_index o, tensor_index n) {
+  for_each_shared_run(before, pos, after, pos, ext, [&](tensor_index, tensor_index o, tensor_index n) {
     copy(k, o, n);
     k += n;
   });

@@ -3,7 +3,8 @@
 // model is the one tests/sharding/data/pytorch_2.15_redistribute.json measures PyTorch with
 // (ring algorithms; N the rank's elements before the step, n the group's size):
 //   all_reduce      sends 2 (n - 1) / n N
-//   reduce_scatter  sends N minus the part it keeps
+//   reduce_scatter  sends N minus the part it keeps (zero-filling, plan.hpp's fuse_zero_fill:
+//                   the part of its new block that it holds)
 //   all_gather      sends every block of the group but the next rank's (a ring: (n - 1) N
 //                   when blocks are even)
 //   all_to_all      sends exactly the elements the other ranks of the group lack and it holds
@@ -95,7 +96,9 @@ constexpr step_cost cost_of(const Mesh& m, const plan_step<N>& s, const E& ext, 
     case step_kind::all_reduce:
       c.bytes_sent = c.bytes_received = 2 * (n - 1) * c.elements_before * element_bytes / n;
       return c;
-    case step_kind::reduce_scatter: sent = received = c.elements_before - c.elements_after; break;
+    case step_kind::reduce_scatter:  // all but this rank's part (zero-filling: of the new block, what the old holds)
+      sent = received = c.elements_before - detail::common_elements(before, position, after, position, ext);
+      break;
     case step_kind::all_gather:  // a ring: every block but the next rank's passes through
       detail::for_each_in_group(m, s.group, position, [&](int, int q) { sent += before.local_size(ext, q); });
       sent -= before.local_size(ext, detail::next_in_group(m, s.group, position));
