@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -48,6 +49,8 @@ class device_array {
     REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess);
     p_ = static_cast<T*>(p);
   }
+  /// n copies of `fill` (NaN: an element redistribute does not write fails the comparison).
+  device_array(std::size_t n, T fill) : device_array(std::vector<T>(n, fill)) {}
   explicit device_array(const std::vector<T>& v) : device_array(v.size()) {
     REQUIRE(cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
   }
@@ -106,7 +109,7 @@ void check_pair(const DM& mesh, const Mesh& m, const S1& src, const S2& dst, con
   const int rank = mesh.position();
   const source in = source_of(m, src, ext, rank);
   const device_array<double> d_in(in.block);
-  device_array<double> d_out(static_cast<std::size_t>(dst.local_size(ext, rank)));
+  device_array<double> d_out(static_cast<std::size_t>(dst.local_size(ext, rank)), std::nan(""));
   dm::redistribute(mesh, src, dst, ext, d_in.cspan(), d_out.span(), s);
   device_array<double> d_whole(static_cast<std::size_t>(ext.size()));
   dm::full_tensor(mesh, dst, ext, d_out.cspan(), d_whole.span(), s);

@@ -26,6 +26,10 @@ using namespace devmesh_test;
 
 namespace {
 
+/// What an output block holds before redistribute writes it: an element it leaves unwritten
+/// fails the comparison (a zero-initialized block would pass where zeros are due).
+const double poison = std::nan("");
+
 /// The device meshes made so far, by (number of dims, sizes): one type per number of dims.
 std::map<std::vector<int>, std::shared_ptr<void>>& made_meshes() {
   static std::map<std::vector<int>, std::shared_ptr<void>> made;
@@ -70,7 +74,7 @@ void run_pair(const json& c, tally& sum) {
   const auto src = spec_of(m, ps, sizes), dst = spec_of(m, pd, sizes);
   const int rank = mesh.position();
   const source in = source_of(m, src, ext, rank);
-  std::vector<double> out(static_cast<std::size_t>(dst.local_size(ext, rank)));
+  std::vector<double> out(static_cast<std::size_t>(dst.local_size(ext, rank)), poison);  // every element written
   dm::redistribute(mesh, src, dst, ext, in.block, out);
   ++sum.pairs;
 
@@ -78,7 +82,7 @@ void run_pair(const json& c, tally& sum) {
   for (const auto& p : pd) dst_partial = dst_partial || p.kind == 'P';
   if (dst_partial) {  // PyTorch's blocks are its own choice there: the reduction must be the tensor
     dm::dynamic_sharding<Mesh> whole(m);
-    std::vector<double> all(static_cast<std::size_t>(whole.local_size(ext, rank)));
+    std::vector<double> all(static_cast<std::size_t>(whole.local_size(ext, rank)), poison);
     dm::redistribute(mesh, dst, whole, ext, out, all);
     const auto x = flat_indices(whole, ext, rank);
     for (std::size_t i = 0; i < all.size(); ++i) CHECK(all[i] == doctest::Approx(in.full(x[i])));
@@ -148,9 +152,9 @@ void check_pair(const Mesh& m, const Spec& src, const Spec& dst, const std::arra
   CAPTURE(dm::to_string(src));
   CAPTURE(dm::to_string(dst));
   const source in = source_of(m, src, ext, rank);
-  std::vector<double> out(static_cast<std::size_t>(dst.local_size(ext, rank)));
+  std::vector<double> out(static_cast<std::size_t>(dst.local_size(ext, rank)), poison);  // every element written
   dm::redistribute(mesh, src, dst, ext, in.block, out);
-  std::vector<double> whole(static_cast<std::size_t>(ext.size()));
+  std::vector<double> whole(static_cast<std::size_t>(ext.size()), poison);
   dm::full_tensor(mesh, dst, ext, out, whole);
   for (std::size_t x = 0; x < whole.size(); ++x)
     REQUIRE(whole[x] == doctest::Approx(in.full(static_cast<dm::tensor_index>(x))));

@@ -375,7 +375,8 @@ bool own_part_in_call(const exchange_sides& x, int me, B& b) {
 }
 
 /// An all_gather or all_to_all: each rank sends every other rank of the group the elements
-/// of its new block that it holds, and keeps its own; nothing else moves. A side whose
+/// of its new block that it holds, and keeps its own; nothing else moves. A zero-filling one
+/// (zero_filled_dims) leaves zeros where no rank of the group held an element. A side whose
 /// every peer's elements are one range of its block sends or receives in place (rows);
 /// otherwise it packs or unpacks (MPI's vector datatypes in an MPI_Alltoallw instead were
 /// measured no faster: docs/benchmarks.md, section 6).
@@ -391,6 +392,8 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
   b.recv_at = kept.recv_at;
   check_step_comm(mesh, s.group, static_cast<int>(b.group.size()), me);
   const std::size_t n = b.group.size();
+  const bool zero_fill = zero_filled_dims(s) != 0;  // the new block's elements no rank held: zeros
+  if (zero_fill) B::space::zero(out.data(), out.size(), b.stream);
   const bool own_in_call = own_part_in_call(x, me, b);
   const T* send = x.send_in_place ? in.data() : pack_sends(before, after, pos, me, ext, in, x.total_sent, b);
   T* recv = out.data();
@@ -414,7 +417,8 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
     keep.flush();
   }
   if (!x.recv_in_place) unpack_receives(before, after, pos, me, ext, out, b);
-  if (filled != out.size()) fail_step(step_name(s.kind), "the new block is not covered by the group's blocks");
+  if (zero_fill ? filled > out.size() : filled != out.size())
+    fail_step(step_name(s.kind), "the new block is not covered by the group's blocks");
 }
 
 /// Every step of plan p on this rank: `in`, its block under the plan's first spec, becomes

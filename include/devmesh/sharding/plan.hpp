@@ -448,21 +448,29 @@ constexpr void plan_exchange(redistribute_plan<N>& p, placement_table<N> now, co
   if (!(want == to)) add_step(p, step_kind::local, 0u, reduction::sum, want, to, "to Partial: local");
 }
 
-/// A plan that starts with S -> P(sum) made locally (zeros around each block), then a
-/// reduce_scatter over other dims: one reduce_scatter from the first table instead, each rank
-/// reducing only the part of each new block that its old block holds (zeros elsewhere), not
-/// the zeros (the group's ranks hold one block: its dims are Partial). `S(0),P(sum) ->
-/// P(sum),S(0)` on (2,4) sends half of what an all_reduce or the unfused pair would.
+/// S -> P(sum) made locally (zeros around each block) and the collective right after it, a
+/// reduce_scatter or an exchange over other dims: one step from the first table instead,
+/// each rank sending only what the blocks hold, never the zeros (the new block's elements that
+/// no rank of the group held are zeros: zero_filled_dims). The same values: each element of a
+/// new block comes from the one rank of the group whose filled block holds it, a zero unless
+/// its old block did. `S(0),P(sum) -> P(sum),S(0)` on (2,4) sends half of what an all_reduce
+/// or the two steps would; `S(1),S(0) -> S(0),P(sum)`, a quarter.
 template <int N>
-constexpr void fuse_zero_fill(redistribute_plan<N>& p) {
-  if (p.count < 2 || p[0].kind != step_kind::local || zero_filled_dims(p[0]) == 0 ||
-      p[1].kind != step_kind::reduce_scatter || zero_filled_dims(p[1]) != 0)
-    return;
-  p.steps[0] = plan_step<N>{step_kind::reduce_scatter, p[1].group, p[1].op, p[0].before, p[1].after,
-                            "Partial to Shard, Shard to Partial(sum): each rank reduces only the part of its new "
-                            "block its old one holds, zeros elsewhere"};
-  for (int i = 1; i + 1 < p.count; ++i) p.steps[i] = p.steps[i + 1];
-  p.steps[--p.count] = plan_step<N>{};
+constexpr void fuse_zero_fills(redistribute_plan<N>& p) {
+  for (int i = 0; i + 1 < p.count; ++i) {
+    const auto &fill = p.steps[i], &next = p.steps[i + 1];
+    if (fill.kind != step_kind::local || zero_filled_dims(fill) == 0 || !next.communicates() ||
+        next.kind == step_kind::all_reduce || zero_filled_dims(next) != 0)
+      continue;
+    p.steps[i] = plan_step<N>{next.kind, next.group, next.op, fill.before, next.after,
+                              next.kind == step_kind::reduce_scatter
+                                  ? "Partial to Shard, Shard to Partial(sum): each rank reduces only the part of its "
+                                    "new block its old one holds, zeros elsewhere"
+                                  : "blocks change, Shard to Partial(sum): each rank receives only the held part of "
+                                    "its new block, zeros elsewhere"};
+    for (int k = i + 1; k + 1 < p.count; ++k) p.steps[k] = p.steps[k + 1];
+    p.steps[--p.count] = plan_step<N>{};
+  }
 }
 
 /// The candidate a plan_tables chooses among candidates[0, count): among those within 1.25x
@@ -488,8 +496,8 @@ constexpr int cheapest_candidate(const redistribute_plan<N>* candidates, int cou
 /// aliases), the cheapest_candidate of three: reductions that scatter where the target shards,
 /// S -> P(sum) made Partial as late as possible; the same with every reduction an all_reduce (a
 /// smaller block is reduced where S -> P(sum) then needs no exchange); S -> P(sum) made Partial
-/// first (what the reductions scatter is then the target's block; a reduce_scatter right after
-/// it reduces no zeros: fuse_zero_fill). Without a reduce_scatter in
+/// first (what the reductions scatter is then the target's block). Each has its zero-fills
+/// fused with the collective after them (fuse_zero_fills). Without a reduce_scatter in
 /// the first, the second is the same plan; without a dim made Partial(sum) first, there is no
 /// third: a pair without Partial plans once, into the plan returned (a plan is most of a
 /// kilobyte: the dynamic planner's time goes to writing plans).
@@ -500,6 +508,7 @@ constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const 
   const auto filled = zero_filled(from, to, o);
   redistribute_plan<N> plan{};
   plan_exchange(plan, plan_reductions(plan, from, to, o, sizes, D, true), to, o, sizes, D);
+  fuse_zero_fills(plan);
   bool scatters = false;
   for (const auto& s : plan) scatters = scatters || s.kind == step_kind::reduce_scatter;
   if (scatters || !(filled == from)) {
@@ -508,15 +517,14 @@ constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const 
     if (scatters) {
       plan_exchange(candidates[count], plan_reductions(candidates[count], from, to, o, sizes, D, false), to, o, sizes,
                     D);
-      ++count;
+      fuse_zero_fills(candidates[count++]);
     }
     if (!(filled == from)) {
       add_step(candidates[count], step_kind::local, 0u, reduction::sum, from, filled,
                "Shard to Partial(sum): the block kept among zeros");
       plan_exchange(candidates[count], plan_reductions(candidates[count], filled, to, o, sizes, D, true), to, o, sizes,
                     D);
-      fuse_zero_fill(candidates[count]);
-      ++count;
+      fuse_zero_fills(candidates[count++]);
     }
     plan = candidates[cheapest_candidate(candidates, count, sizes, D)];
   }
