@@ -17,7 +17,9 @@
 //                    the gathered block, else all_to_all, each rank receiving exactly the
 //                    part of its target block it does not hold (PyTorch: all_gather + slice);
 //                    a dim made Partial(sum) after it keeps its sub-chunk of each block
-//                    gathered (strided), where PyTorch gathers the whole blocks
+//                    gathered (strided), or its cut, zeros around what arrives, where
+//                    PyTorch gathers the whole blocks (and S -> P(sum) made locally just
+//                    before a collective is fused into it: no zeros travel)
 //  5. local          no communication: a slice (R -> S), or a Partial target (S -> P(sum)
 //                    keeps its block among zeros; R -> P(sum) keeps the value on the rank at
 //                    coordinate 0; P(avg|min|max) keep it everywhere)
@@ -415,7 +417,8 @@ constexpr double rough_cost(const redistribute_plan<N>& p, const int* sizes, int
 }
 
 /// Steps 4-5 from `now`: S -> P(sum) dims that the exchange would gather made Partial first
-/// where they cut last, the exchange, the last local step.
+/// where they cut last, or else kept as zeros around what the exchange brings, the exchange,
+/// the last local step.
 template <int N>
 constexpr void plan_exchange(redistribute_plan<N>& p, placement_table<N> now, const placement_table<N>& to,
                              const application_order<N>& o, const int* sizes, int D) {
@@ -430,7 +433,28 @@ constexpr void plan_exchange(redistribute_plan<N>& p, placement_table<N> now, co
     want = exchange_target(now, to, o, sizes, D, strided);
   }
   // a strided dim keeps its coordinate's sub-chunks: no rank of another coordinate holds any
-  if (const unsigned g = changed_shard_dims(now, want, o) & ~strided) {
+  const unsigned g = changed_shard_dims(now, want, o) & ~strided;
+  // S -> P(sum) dims that the exchange would gather keep their cuts instead, the exchange
+  // running over the rest of g: a rank receives the part of its new block that its group holds,
+  // zeros elsewhere. The blocks of `now` partition the tensor, so exactly one coordinate of
+  // those dims has a group holding a given element, and their sum counts it once, wherever the
+  // dims cut (the property tests run this with explicit orders and _StridedShard too).
+  unsigned zeros = 0;
+  for (int d = 0; d < D; ++d)
+    if (((g >> d) & 1u) && to.at[d].is_partial() && to.at[d].op == reduction::sum && want.at[d].is_replicate())
+      zeros |= 1u << d;
+  if (zeros && (g & ~zeros)) {
+    auto after = want;
+    for (int d = 0; d < D; ++d)
+      if ((zeros >> d) & 1u) after.at[d] = to.at[d];
+    after = normalized(after, o);
+    add_step(p, step_kind::all_to_all, g & ~zeros, reduction::sum, now, after,
+             "blocks change, Shard to Partial(sum): each rank receives only the part of its new block that its "
+             "Partial dims' block holds, zeros elsewhere");
+    if (!(after == to)) add_step(p, step_kind::local, 0u, reduction::sum, after, to, "to Partial: local");
+    return;
+  }
+  if (g) {
     auto gathered = now;
     for (int d = 0; d < D; ++d)
       if ((g >> d) & 1u) gathered.at[d] = placement::replicated();
