@@ -457,17 +457,16 @@ static_assert([] {
   return total;
 }() == 512);
 
-// [S(0), S(0)] -> [R, P(sum)]: tp keeps its row of each dp block (_StridedShard(0, 2)) while
-// dp gathers, then sums over tp: 512 B over the 8 ranks, the bound; PyTorch gathers dp's
-// whole blocks after making tp Partial, 2,048 B
+// [S(0), S(0)] -> [R, P(sum)]: one all_gather over dp of the rows each rank holds, zeros
+// around them (tp made Partial first, fused with the gather: fuse_zero_fills): 512 B over the
+// 8 ranks, the bound; PyTorch gathers dp's whole blocks after making tp Partial, 2,048 B
 using summed_on_tp = dm::sharding<mesh24, dm::on<"tp", dm::partial<dm::reduction::sum>>>;  // [R, P(sum)]
-constexpr auto gather_strided = dm::plan_redistribute(rows_twice{}, summed_on_tp{});
-static_assert(gather_strided.count == 2 && gather_strided[0].kind == dm::step_kind::all_gather &&
-              gather_strided[0].group == 0b01u && gather_strided[0].after.at[1] == dm::placement::strided(0, 2) &&
-              gather_strided[1].kind == dm::step_kind::local);
+constexpr auto gather_filled = dm::plan_redistribute(rows_twice{}, summed_on_tp{});
+static_assert(gather_filled.count == 1 && gather_filled[0].kind == dm::step_kind::all_gather &&
+              gather_filled[0].group == 0b01u && dm::detail::zero_filled_dims(gather_filled[0]) == 0b10u);
 static_assert([] {
   dm::tensor_index total = 0;
-  for (int r = 0; r < 8; ++r) total += dm::bytes_sent(mesh24{}, gather_strided, dm::extents<8, 8>{}, r, 8);
+  for (int r = 0; r < 8; ++r) total += dm::bytes_sent(mesh24{}, gather_filled, dm::extents<8, 8>{}, r, 8);
   return total;
 }() == 512);
 

@@ -16,10 +16,9 @@
 //  4. exchange       over the Shard dims whose blocks change: all_gather where the target is
 //                    the gathered block, else all_to_all, each rank receiving exactly the
 //                    part of its target block it does not hold (PyTorch: all_gather + slice);
-//                    a dim made Partial(sum) after it keeps its sub-chunk of each block
-//                    gathered (strided), or its cut, zeros around what arrives, where
-//                    PyTorch gathers the whole blocks (and S -> P(sum) made locally just
-//                    before a collective is fused into it: no zeros travel)
+//                    a dim made Partial(sum) after it keeps its cut, zeros around what
+//                    arrives, where PyTorch gathers the whole blocks (and S -> P(sum) made
+//                    locally just before a collective is fused into it: no zeros travel)
 //  5. local          no communication: a slice (R -> S), or a Partial target (S -> P(sum)
 //                    keeps its block among zeros; R -> P(sum) keeps the value on the rank at
 //                    coordinate 0; P(avg|min|max) keep it everywhere)
@@ -312,39 +311,12 @@ constexpr placement_table<N> plan_reductions(redistribute_plan<N>& p, placement_
   return next;
 }
 
-/// For S -> P(sum) on dim d whose shard chain in `now` is [r, d] (r then d, plain cuts) and
-/// whose tensor dim `want` leaves uncut: r, the parent cut, or -1 where that does not hold.
-/// The exchange may then keep d's sub-chunk of every r block, _StridedShard(t, size of r), as
-/// exact as r's torch.chunk blocks for every extent, instead of gathering them: each rank
-/// receives only the sub-chunks of its stride, no more than the gathered block would need,
-/// from the ranks of its own d coordinate. Not where dst makes r Partial(sum) too: zeros then
-/// make both Partial with no exchange (plan_exchange's prelude).
-template <int N>
-constexpr int strided_parent(const placement_table<N>& now, const placement_table<N>& dst,
-                             const placement_table<N>& want, const application_order<N>& o, const int* sizes, int d) {
-  if constexpr (N < 2) {  // a chain of two dims (discarded: -Warray-bounds on dims[1])
-    return -1;
-  } else {
-    const placement s = now.at[d];
-    if (!dst.at[d].is_partial() || dst.at[d].op != reduction::sum || !s.is_shard() || s.split_factor != 1 ||
-        !want.at[d].is_replicate() || now.ordered(s.tensor_dim) || want.shard_count(s.tensor_dim) != 0)
-      return -1;
-    const auto c = dims_in_shard_order(now, o, s.tensor_dim);
-    if (c.count != 2 || c.dims[1] != d) return -1;
-    const int r = c.dims[0];
-    const bool r_summed = dst.at[r].is_partial() && dst.at[r].op == reduction::sum;
-    return now.at[r].split_factor == 1 && sizes[r] >= 2 && !r_summed ? r : -1;
-  }
-}
-
 /// What step 4 aims at: dst, with its Partial dims that `now` does not hold as such replaced
-/// by Replicate, or, for S -> P(sum), by the shard `now` has where it cuts the same block, or
-/// by a strided one (strided_parent; their dims set in `strided`). The last local step makes
-/// them Partial: zeros around the kept block.
+/// by Replicate, or, for S -> P(sum), by the shard `now` has where it cuts the same block (the
+/// last local step makes them Partial: zeros around the kept block).
 template <int N>
 constexpr placement_table<N> exchange_target(const placement_table<N>& now, const placement_table<N>& dst,
-                                             const application_order<N>& o, const int* sizes, int D,
-                                             unsigned& strided) {
+                                             const application_order<N>& o, int D) {
   auto want = dst;
   for (int d = 0; d < D; ++d)
     if (dst.at[d].is_partial() && !(now.at[d] == dst.at[d])) want.at[d] = placement::replicated();
@@ -357,13 +329,7 @@ constexpr placement_table<N> exchange_target(const placement_table<N>& now, cons
     append_shard(kept, o, d, s.tensor_dim);
     if (((changed_shard_dims(now, kept, o) >> d) & 1u) == 0) want = kept;
   }
-  strided = 0;
-  for (int d = 0; d < D; ++d)
-    if (const int r = strided_parent(now, dst, want, o, sizes, d); r >= 0) {
-      want.at[d] = placement::strided(now.at[d].tensor_dim, sizes[r]);
-      strided |= 1u << d;
-    }
-  return strided ? normalized(want, o) : want;
+  return want;
 }
 
 /// Step 4's prelude: the dims that dst makes Partial(sum) and that cut last in `now`'s chains
@@ -421,19 +387,17 @@ constexpr double rough_cost(const redistribute_plan<N>& p, const int* sizes, int
 /// the last local step.
 template <int N>
 constexpr void plan_exchange(redistribute_plan<N>& p, placement_table<N> now, const placement_table<N>& to,
-                             const application_order<N>& o, const int* sizes, int D) {
-  unsigned strided = 0;
-  auto want = exchange_target(now, to, o, sizes, D, strided);
+                             const application_order<N>& o, int D) {
+  auto want = exchange_target(now, to, o, D);
   auto lost = to;  // the Partial(sum) targets the exchange would gather: zeros instead, where they cut last
   for (int d = 0; d < D; ++d)
     if (!(to.at[d].is_partial() && now.at[d].is_shard() && want.at[d].is_replicate())) lost.at[d] = now.at[d];
   if (const auto filled = zero_filled(now, normalized(lost, o), o); !(filled == now)) {
     add_step(p, step_kind::local, 0u, reduction::sum, now, filled, "Shard to Partial(sum): the block kept among zeros");
     now = filled;
-    want = exchange_target(now, to, o, sizes, D, strided);
+    want = exchange_target(now, to, o, D);
   }
-  // a strided dim keeps its coordinate's sub-chunks: no rank of another coordinate holds any
-  const unsigned g = changed_shard_dims(now, want, o) & ~strided;
+  const unsigned g = changed_shard_dims(now, want, o);
   // S -> P(sum) dims that the exchange would gather keep their cuts instead, the exchange
   // running over the rest of g: a rank receives the part of its new block that its group holds,
   // zeros elsewhere. The blocks of `now` partition the tensor, so exactly one coordinate of
@@ -458,11 +422,8 @@ constexpr void plan_exchange(redistribute_plan<N>& p, placement_table<N> now, co
     auto gathered = now;
     for (int d = 0; d < D; ++d)
       if ((g >> d) & 1u) gathered.at[d] = placement::replicated();
-      else if ((strided >> d) & 1u) gathered.at[d] = want.at[d];  // the gathered r blocks' sub-chunks
     if (normalized(gathered, o) == want)
-      add_step(p, step_kind::all_gather, g, reduction::sum, now, want,
-               strided ? "the group's blocks gathered, each rank's stride of them only (the target sums over it)"
-                       : "Shard to Replicate: the group's blocks gathered");
+      add_step(p, step_kind::all_gather, g, reduction::sum, now, want, "Shard to Replicate: the group's blocks gathered");
     else
       add_step(p, step_kind::all_to_all, g, reduction::sum, now, want,
                "blocks change: each rank receives only what it lacks (PyTorch: all_gather, then slice)");
@@ -531,7 +492,7 @@ constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const 
   const auto from = normalized(src, o), to = normalized(dst, o);
   const auto filled = zero_filled(from, to, o);
   redistribute_plan<N> plan{};
-  plan_exchange(plan, plan_reductions(plan, from, to, o, sizes, D, true), to, o, sizes, D);
+  plan_exchange(plan, plan_reductions(plan, from, to, o, sizes, D, true), to, o, D);
   fuse_zero_fills(plan);
   bool scatters = false;
   for (const auto& s : plan) scatters = scatters || s.kind == step_kind::reduce_scatter;
@@ -539,15 +500,13 @@ constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const 
     redistribute_plan<N> candidates[3]{plan, {}, {}};
     int count = 1;
     if (scatters) {
-      plan_exchange(candidates[count], plan_reductions(candidates[count], from, to, o, sizes, D, false), to, o, sizes,
-                    D);
+      plan_exchange(candidates[count], plan_reductions(candidates[count], from, to, o, sizes, D, false), to, o, D);
       fuse_zero_fills(candidates[count++]);
     }
     if (!(filled == from)) {
       add_step(candidates[count], step_kind::local, 0u, reduction::sum, from, filled,
                "Shard to Partial(sum): the block kept among zeros");
-      plan_exchange(candidates[count], plan_reductions(candidates[count], filled, to, o, sizes, D, true), to, o, sizes,
-                    D);
+      plan_exchange(candidates[count], plan_reductions(candidates[count], filled, to, o, sizes, D, true), to, o, D);
       fuse_zero_fills(candidates[count++]);
     }
     plan = candidates[cheapest_candidate(candidates, count, sizes, D)];
