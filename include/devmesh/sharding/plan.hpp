@@ -332,10 +332,10 @@ constexpr placement_table<N> exchange_target(const placement_table<N>& now, cons
   return want;
 }
 
-/// Step 4's prelude: the dims that dst makes Partial(sum) and that cut last in `now`'s chains
-/// become Partial locally, each rank keeping its block among zeros (PyTorch's S -> P(sum)):
-/// their block grows to their parent's, which is what the group's sum needs. Returns the table
-/// after (`now` if no dim qualifies).
+/// The table of the third candidate's first step (plan_tables): the dims that dst makes
+/// Partial(sum) and that cut last in `now`'s chains become Partial locally, each rank keeping
+/// its block among zeros (PyTorch's S -> P(sum)): their block grows to their parent's, which is
+/// what the group's sum needs. Returns the table after (`now` if no dim qualifies).
 template <int N>
 constexpr placement_table<N> zero_filled(const placement_table<N>& now, const placement_table<N>& dst,
                                          const application_order<N>& o) {
@@ -382,21 +382,12 @@ constexpr double rough_cost(const redistribute_plan<N>& p, const int* sizes, int
   return c;
 }
 
-/// Steps 4-5 from `now`: S -> P(sum) dims that the exchange would gather made Partial first
-/// where they cut last, or else kept as zeros around what the exchange brings, the exchange,
-/// the last local step.
+/// Steps 4-5 from `now`: the exchange, S -> P(sum) dims that it would gather kept as zeros
+/// around what it brings, the last local step.
 template <int N>
-constexpr void plan_exchange(redistribute_plan<N>& p, placement_table<N> now, const placement_table<N>& to,
+constexpr void plan_exchange(redistribute_plan<N>& p, const placement_table<N>& now, const placement_table<N>& to,
                              const application_order<N>& o, int D) {
-  auto want = exchange_target(now, to, o, D);
-  auto lost = to;  // the Partial(sum) targets the exchange would gather: zeros instead, where they cut last
-  for (int d = 0; d < D; ++d)
-    if (!(to.at[d].is_partial() && now.at[d].is_shard() && want.at[d].is_replicate())) lost.at[d] = now.at[d];
-  if (const auto filled = zero_filled(now, normalized(lost, o), o); !(filled == now)) {
-    add_step(p, step_kind::local, 0u, reduction::sum, now, filled, "Shard to Partial(sum): the block kept among zeros");
-    now = filled;
-    want = exchange_target(now, to, o, D);
-  }
+  const auto want = exchange_target(now, to, o, D);
   const unsigned g = changed_shard_dims(now, want, o);
   // S -> P(sum) dims that the exchange would gather keep their cuts instead, the exchange
   // running over the rest of g: a rank receives the part of its new block that its group holds,
@@ -407,30 +398,35 @@ constexpr void plan_exchange(redistribute_plan<N>& p, placement_table<N> now, co
   for (int d = 0; d < D; ++d)
     if (((g >> d) & 1u) && to.at[d].is_partial() && to.at[d].op == reduction::sum && want.at[d].is_replicate())
       zeros |= 1u << d;
-  if (zeros && (g & ~zeros)) {
-    auto after = want;
-    for (int d = 0; d < D; ++d)
-      if ((zeros >> d) & 1u) after.at[d] = to.at[d];
-    after = normalized(after, o);
-    add_step(p, step_kind::all_to_all, g & ~zeros, reduction::sum, now, after,
-             "blocks change, Shard to Partial(sum): each rank receives only the part of its new block that its "
-             "Partial dims' block holds, zeros elsewhere");
-    if (!(after == to)) add_step(p, step_kind::local, 0u, reduction::sum, after, to, "to Partial: local");
-    return;
+  auto after = want, gathered = now;
+  for (int d = 0; d < D; ++d) {
+    if ((zeros >> d) & 1u) after.at[d] = gathered.at[d] = to.at[d];
+    else if ((g >> d) & 1u) gathered.at[d] = placement::replicated();
   }
-  if (g) {
-    auto gathered = now;
-    for (int d = 0; d < D; ++d)
-      if ((g >> d) & 1u) gathered.at[d] = placement::replicated();
-    if (normalized(gathered, o) == want)
-      add_step(p, step_kind::all_gather, g, reduction::sum, now, want, "Shard to Replicate: the group's blocks gathered");
+  if (zeros) after = normalized(after, o);
+  if (const unsigned group = g & ~zeros) {
+    if (normalized(gathered, o) == after)
+      add_step(p, step_kind::all_gather, group, reduction::sum, now, after,
+               zeros ? "blocks gathered, Shard to Partial(sum): each rank receives what its group holds, zeros "
+                       "elsewhere"
+                     : "Shard to Replicate: the group's blocks gathered");
     else
-      add_step(p, step_kind::all_to_all, g, reduction::sum, now, want,
-               "blocks change: each rank receives only what it lacks (PyTorch: all_gather, then slice)");
-  } else if (!(now == want)) {
-    add_step(p, step_kind::local, 0u, reduction::sum, now, want, "Replicate to Shard: a local slice");
+      add_step(p, step_kind::all_to_all, group, reduction::sum, now, after,
+               zeros ? "blocks change, Shard to Partial(sum): each rank receives only the part of its new block "
+                       "that its group holds, zeros elsewhere"
+                     : "blocks change: each rank receives only what it lacks (PyTorch: all_gather, then slice)");
+  } else if (zeros) {  // they cut last (the rest of their chains is in g): zeros, then any slice
+    auto filled = now;
+    for (int d = 0; d < D; ++d)
+      if ((zeros >> d) & 1u) filled.at[d] = to.at[d];
+    filled = normalized(filled, o);
+    add_step(p, step_kind::local, 0u, reduction::sum, now, filled, "Shard to Partial(sum): the block kept among zeros");
+    if (!(filled == after))
+      add_step(p, step_kind::local, 0u, reduction::sum, filled, after, "Replicate to Shard: a local slice");
+  } else if (!(now == after)) {
+    add_step(p, step_kind::local, 0u, reduction::sum, now, after, "Replicate to Shard: a local slice");
   }
-  if (!(want == to)) add_step(p, step_kind::local, 0u, reduction::sum, want, to, "to Partial: local");
+  if (!(after == to)) add_step(p, step_kind::local, 0u, reduction::sum, after, to, "to Partial: local");
 }
 
 /// S -> P(sum) made locally (zeros around each block) and the collective right after it, a
