@@ -211,7 +211,7 @@ TEST_CASE("every recorded pair, redistributed on 8 ranks, gives PyTorch 2.15's b
   CHECK(sum.compared_with_pytorch > 300);
 }
 
-TEST_CASE("static specs, other element types: S(0),S(0) -> R,S(0) and P(sum),R -> R,S(1)") {
+TEST_CASE("static specs, other element types: S(0),S(0) -> R,S(0), P(sum),R -> R,S(1), S(0),P(avg) -> P(sum),S(0)") {
   if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
   auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{});
   using rows_twice = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<0>>>;
@@ -231,6 +231,19 @@ TEST_CASE("static specs, other element types: S(0),S(0) -> R,S(0) and P(sum),R -
   dm::redistribute(mesh, grads{}, cols_on_tp{}, ext, g, cols);
   const auto at = flat_indices(cols_on_tp{}, ext, r);
   for (std::size_t i = 0; i < cols.size(); ++i) CHECK(cols[i] == 3 * at[i]);
+
+  // an integer average reduce-scattered into blocks made Partial(sum) from Shard (zeros where
+  // the dp half lacks a row): one zero-filling reduce_scatter over tp, the average's own path
+  using averaged = dm::partial<dm::reduction::avg>;
+  using summed = dm::partial<dm::reduction::sum>;
+  using halves_averaged = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>, dm::on<"tp", averaged>>;
+  using summed_rows = dm::sharding<mesh24, dm::on<"dp", summed>, dm::on<"tp", dm::shard<0>>>;
+  static_assert(dm::plan_redistribute(halves_averaged{}, summed_rows{}).count == 1);
+  std::vector<std::int64_t> half, rows(static_cast<std::size_t>(summed_rows{}.local_size(ext, r)), -1), whole(65);
+  for (auto x : flat_indices(halves_averaged{}, ext, r)) half.push_back(2 * x * (1 + mesh.local_rank<"tp">()));
+  dm::redistribute(mesh, halves_averaged{}, summed_rows{}, ext, half, rows);  // the average of 2x, 4x, 6x, 8x: 5x
+  dm::redistribute(mesh, summed_rows{}, dm::sharding<mesh24>{}, ext, rows, whole);
+  for (std::int64_t x = 0; x < 65; ++x) CHECK(whole[static_cast<std::size_t>(x)] == 5 * x);
 }
 
 TEST_CASE("misuse throws before any communication, with the call in the message") {
