@@ -210,7 +210,8 @@ constexpr unsigned changed_shard_dims(const placement_table<N>& now, const place
 }
 
 /// The dims of step s outside its group that it makes Partial(sum) from Shard: each rank keeps
-/// its values among zeros there (a local step's S -> P(sum); a reduce_scatter's, fused).
+/// its values among zeros there (a local step's S -> P(sum); an exchange's or a
+/// reduce_scatter's: what no rank of the group held is zeros).
 template <int N>
 constexpr unsigned zero_filled_dims(const plan_step<N>& s) {
   unsigned f = 0;
@@ -434,8 +435,9 @@ constexpr void plan_exchange(redistribute_plan<N>& p, const placement_table<N>& 
 /// each rank sending only what the blocks hold, never the zeros (the new block's elements that
 /// no rank of the group held are zeros: zero_filled_dims). The same values: each element of a
 /// new block comes from the one rank of the group whose filled block holds it, a zero unless
-/// its old block did. `S(0),P(sum) -> P(sum),S(0)` on (2,4) sends half of what an all_reduce
-/// or the two steps would; `S(1),S(0) -> S(0),P(sum)`, a quarter.
+/// its old block did. `S(0),P(sum) -> P(sum),S(0)` on (2,4) is one reduce_scatter over tp:
+/// half of what an all_reduce or the two steps send. (plan_exchange keeps such dims as zeros
+/// itself; this is for the third candidate, whose zeros come first.)
 template <int N>
 constexpr void fuse_zero_fills(redistribute_plan<N>& p) {
   for (int i = 0; i + 1 < p.count; ++i) {

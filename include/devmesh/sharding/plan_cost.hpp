@@ -3,7 +3,7 @@
 // model is the one tests/sharding/data/pytorch_2.15_redistribute.json measures PyTorch with
 // (ring algorithms; N the rank's elements before the step, n the group's size):
 //   all_reduce      sends 2 (n - 1) / n N
-//   reduce_scatter  sends N minus the part it keeps (zero-filling, plan.hpp's fuse_zero_fill:
+//   reduce_scatter  sends N minus the part it keeps (zero-filling, plan.hpp's fuse_zero_fills:
 //                   the part of its new block that it holds)
 //   all_gather      sends every block of the group but the next rank's (a ring: (n - 1) N
 //                   when blocks are even)
