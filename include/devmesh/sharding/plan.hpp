@@ -267,10 +267,13 @@ constexpr bool scatter_under_strided(placement_table<N>& next, const application
 }
 
 /// Steps 1-3: the Partial dims of `now` that `dst` does not keep, reduced; returns the table after.
+/// rest_dim >= 0: the reduced dims that dst does not shard are reduce-scattered too, cutting
+/// tensor dim rest_dim, for the exchange after to gather back (fewer bytes than an all_reduce
+/// where that exchange runs anyway: plan_tables).
 template <int N>
 constexpr placement_table<N> plan_reductions(redistribute_plan<N>& p, placement_table<N> now,
                                              const placement_table<N>& dst, const application_order<N>& o,
-                                             const int* sizes, int D, bool may_scatter) {
+                                             const int* sizes, int D, bool may_scatter, int rest_dim = -1) {
   unsigned reduce = 0;
   reduction op = reduction::sum;
   for (int d = 0; d < D; ++d)
@@ -300,6 +303,13 @@ constexpr placement_table<N> plan_reductions(redistribute_plan<N>& p, placement_
       else if (!scatter_under_strided(next, o, sizes, d, k)) break;  // this dim and the rest: all_reduce
       scatter |= 1u << d;
     }
+  }
+  for (int i = 0; rest_dim >= 0 && i < N; ++i) {  // 2'. the rest, where they cut within the blocks
+    const int d = o.dims[i];
+    const bool rest = d < D && (((reduce & ~scatter) >> d) & 1u) != 0;
+    if (!rest || dst.at[d].is_shard() || !cuts_within(next, o, d, rest_dim)) continue;
+    append_shard(next, o, d, rest_dim);
+    scatter |= 1u << d;
   }
   if (scatter) add_step(p, step_kind::reduce_scatter, scatter, op, now, next, "Partial to Shard: each rank keeps its part");
   now = next;
@@ -461,7 +471,7 @@ constexpr void fuse_zero_fills(redistribute_plan<N>& p) {
 /// then the cheaper, then the first.
 template <int N>
 constexpr int cheapest_candidate(const redistribute_plan<N>* candidates, int count, const int* sizes, int D) {
-  double cost[3]{}, cheapest = 0;
+  double cost[8]{}, cheapest = 0;  // count <= 8: plan_tables' candidates
   for (int i = 0; i < count; ++i) {
     cost[i] = rough_cost(candidates[i], sizes, D);
     cheapest = i == 0 || cost[i] < cheapest ? cost[i] : cheapest;
@@ -475,15 +485,47 @@ constexpr int cheapest_candidate(const redistribute_plan<N>* candidates, int cou
   return best;
 }
 
+/// plan_tables' choice among `first` and the other candidates (K at most): the first with
+/// every reduction an all_reduce (if it scatters); S -> P(sum) made Partial first (if `filled`
+/// differs from `from`); then, for each tensor dim k < rest_dims, the reduced dims that the
+/// target does not shard reduce-scattered on k and gathered back by the exchange. Each has its
+/// zero-fills fused with the collective after them (fuse_zero_fills).
+template <int K, int N>
+constexpr redistribute_plan<N> cheapest_of(const redistribute_plan<N>& first, const placement_table<N>& from,
+                                           const placement_table<N>& filled, const placement_table<N>& to,
+                                           const application_order<N>& o, const int* sizes, int D, bool scatters,
+                                           int rest_dims) {
+  static_assert(K <= 8, "cheapest_candidate compares 8 candidates at most");
+  redistribute_plan<N> candidates[K]{first};
+  int count = 1;
+  const auto add = [&](const placement_table<N>& start, bool may_scatter, int rest_dim) {
+    auto& c = candidates[count++];
+    plan_exchange(c, plan_reductions(c, start, to, o, sizes, D, may_scatter, rest_dim), to, o, D);
+    fuse_zero_fills(c);
+  };
+  if (scatters) add(from, false, -1);
+  if (!(filled == from)) {
+    add_step(candidates[count], step_kind::local, 0u, reduction::sum, from, filled,
+             "Shard to Partial(sum): the block kept among zeros");
+    add(filled, true, -1);
+  }
+  for (int k = 0; k < rest_dims && count < K; ++k) add(from, true, k);
+  return candidates[cheapest_candidate(candidates, count, sizes, D)];
+}
+
 /// The plan from table src to table dst (both on a mesh of D dims of sizes sizes[d], N with
-/// aliases), the cheapest_candidate of three: reductions that scatter where the target shards,
+/// aliases), the cheapest_of the candidates: reductions that scatter where the target shards,
 /// S -> P(sum) made Partial as late as possible; the same with every reduction an all_reduce (a
 /// smaller block is reduced where S -> P(sum) then needs no exchange); S -> P(sum) made Partial
-/// first (what the reductions scatter is then the target's block). Each has its zero-fills
-/// fused with the collective after them (fuse_zero_fills). Without a reduce_scatter in
-/// the first, the second is the same plan; without a dim made Partial(sum) first, there is no
-/// third: a pair without Partial plans once, into the plan returned (a plan is most of a
-/// kilobyte: the dynamic planner's time goes to writing plans).
+/// first (what the reductions scatter is then the target's block); where an all_reduce comes
+/// before an exchange, the all_reduce a reduce_scatter instead, on each tensor dim the specs
+/// cut, gathered back by the exchange (on (2,4), `S(1),P(sum) -> S(0),R` sends 3,328 B, not
+/// 4,096: each element is reduced once, not on every rank of tp, before it moves). Without a
+/// reduce_scatter in the first, the second is the same plan; without a dim made Partial(sum)
+/// first, there is no third; without an all_reduce and an exchange after it, no others: a pair
+/// without Partial plans once, into the plan returned (a plan is most of a kilobyte: the
+/// dynamic planner's time goes to writing plans, and the candidates are made only where they
+/// can differ).
 template <int N>
 constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const placement_table<N>& dst,
                                            const application_order<N>& o, const int* sizes, int D) {
@@ -492,22 +534,19 @@ constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const 
   redistribute_plan<N> plan{};
   plan_exchange(plan, plan_reductions(plan, from, to, o, sizes, D, true), to, o, D);
   fuse_zero_fills(plan);
-  bool scatters = false;
-  for (const auto& s : plan) scatters = scatters || s.kind == step_kind::reduce_scatter;
-  if (scatters || !(filled == from)) {
-    redistribute_plan<N> candidates[3]{plan, {}, {}};
-    int count = 1;
-    if (scatters) {
-      plan_exchange(candidates[count], plan_reductions(candidates[count], from, to, o, sizes, D, false), to, o, D);
-      fuse_zero_fills(candidates[count++]);
-    }
-    if (!(filled == from)) {
-      add_step(candidates[count], step_kind::local, 0u, reduction::sum, from, filled,
-               "Shard to Partial(sum): the block kept among zeros");
-      plan_exchange(candidates[count], plan_reductions(candidates[count], filled, to, o, sizes, D, true), to, o, D);
-      fuse_zero_fills(candidates[count++]);
-    }
-    plan = candidates[cheapest_candidate(candidates, count, sizes, D)];
+  bool scatters = false, reduces_then_moves = false, reduced = false;
+  for (const auto& s : plan) {
+    scatters = scatters || s.kind == step_kind::reduce_scatter;
+    const bool moves = s.kind == step_kind::all_gather || s.kind == step_kind::all_to_all;
+    reduces_then_moves = reduces_then_moves || (reduced && moves);
+    reduced = reduced || s.kind == step_kind::all_reduce;
+  }
+  // one named result (returned in place): a plan is copied only where candidates are compared
+  if (reduces_then_moves) {
+    const int cut = from.max_tensor_dim() > to.max_tensor_dim() ? from.max_tensor_dim() : to.max_tensor_dim();
+    plan = cheapest_of<6>(plan, from, filled, to, o, sizes, D, scatters, cut + 1);
+  } else if (scatters || !(filled == from)) {
+    plan = cheapest_of<3>(plan, from, filled, to, o, sizes, D, scatters, 0);
   }
   return plan;
 }
