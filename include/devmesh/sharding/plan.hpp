@@ -534,15 +534,13 @@ constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const 
   redistribute_plan<N> plan{};
   plan_exchange(plan, plan_reductions(plan, from, to, o, sizes, D, true), to, o, D);
   fuse_zero_fills(plan);
-  bool scatters = false, reduces_then_moves = false, reduced = false;
-  for (const auto& s : plan) {
-    scatters = scatters || s.kind == step_kind::reduce_scatter;
-    const bool moves = s.kind == step_kind::all_gather || s.kind == step_kind::all_to_all;
-    reduces_then_moves = reduces_then_moves || (reduced && moves);
-    reduced = reduced || s.kind == step_kind::all_reduce;
-  }
-  // one named result (returned in place): a plan is copied only where candidates are compared
-  if (reduces_then_moves) {
+  unsigned kinds = 0;  // the step kinds the plan has, a bit each
+  for (const auto& s : plan) kinds |= 1u << static_cast<int>(s.kind);
+  const auto has = [&](step_kind k) { return ((kinds >> static_cast<int>(k)) & 1u) != 0; };
+  const bool scatters = has(step_kind::reduce_scatter);
+  // One named result (returned in place): a plan is copied only where candidates are compared.
+  // An all_reduce comes before any exchange (plan_reductions, then plan_exchange).
+  if (has(step_kind::all_reduce) && (has(step_kind::all_gather) || has(step_kind::all_to_all))) {
     const int cut = from.max_tensor_dim() > to.max_tensor_dim() ? from.max_tensor_dim() : to.max_tensor_dim();
     plan = cheapest_of<6>(plan, from, filled, to, o, sizes, D, scatters, cut + 1);
   } else if (scatters || !(filled == from)) {
