@@ -304,14 +304,20 @@ constexpr placement_table<N> plan_reductions(redistribute_plan<N>& p, placement_
       scatter |= 1u << d;
     }
   }
-  for (int i = 0; rest_dim >= 0 && i < N; ++i) {  // 2'. the rest, where they cut within the blocks
+  unsigned gathered_back = 0;  // 2'. the rest, where they cut within the blocks
+  for (int i = 0; rest_dim >= 0 && i < N; ++i) {
     const int d = o.dims[i];
     const bool rest = d < D && (((reduce & ~scatter) >> d) & 1u) != 0;
     if (!rest || dst.at[d].is_shard() || !cuts_within(next, o, d, rest_dim)) continue;
     append_shard(next, o, d, rest_dim);
-    scatter |= 1u << d;
+    gathered_back |= 1u << d;
   }
-  if (scatter) add_step(p, step_kind::reduce_scatter, scatter, op, now, next, "Partial to Shard: each rank keeps its part");
+  scatter |= gathered_back;
+  if (scatter)
+    add_step(p, step_kind::reduce_scatter, scatter, op, now, next,
+             gathered_back ? "Partial to Shard, gathered back by the exchange: each element reduced on one rank, not "
+                             "on every rank of the group"
+                           : "Partial to Shard: each rank keeps its part");
   now = next;
   if (const unsigned all = reduce & ~scatter) {  // 3. the rest: one all_reduce over their group
     for (int d = 0; d < D; ++d)
