@@ -27,8 +27,10 @@ if(DEFINED INSTALL_PREFIX)
   run("${CMAKE_COMMAND}" ${config} -DCMAKE_INSTALL_PREFIX=${INSTALL_PREFIX}
       -DDEVMESH_BUILD_TESTS=OFF -DDEVMESH_BUILD_EXAMPLES=OFF -DDEVMESH_BUILD_BENCH=OFF)
   file(REMOVE_RECURSE "${INSTALL_PREFIX}")
+  run("${CMAKE_COMMAND}" --build "${BUILD}" -j 2)  # the compiled runtime's libraries
   run("${CMAKE_COMMAND}" --install "${BUILD}")
-  foreach(f include/devmesh/devmesh.hpp include/devmesh/core/mesh.hpp lib/cmake/devmesh/devmesh-config.cmake
+  foreach(f include/devmesh/devmesh.hpp include/devmesh/core/mesh.hpp include/devmesh/src.hpp
+            lib/libdevmesh-runtime.a lib/cmake/devmesh/devmesh-config.cmake
             lib/cmake/devmesh/devmesh-config-version.cmake lib/cmake/devmesh/devmesh-targets.cmake
             lib/cmake/devmesh/devmesh_mpi.cmake lib/cmake/devmesh/devmesh_nccl.cmake)
     if(NOT EXISTS "${INSTALL_PREFIX}/${f}")

@@ -276,38 +276,6 @@ TEST_CASE("number_nodes: every rank's node numbered in order of the node's lowes
   }
 }
 
-TEST_CASE("runtime/algorithm.hpp: sort is stable and agrees with std::stable_sort; the rest with the standard's") {
-  lcg next{777};
-  for (int round = 0; round < 300; ++round) {
-    const int n = round < 40 ? round : next(200);  // every size below the 16-element runs, then past them
-    std::vector<std::pair<int, int>> v;            // (key, original index): stability is visible
-    for (int i = 0; i < n; ++i) v.emplace_back(next(1 + round % 12), i);
-    auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
-    auto want = v, got = v;
-    std::stable_sort(want.begin(), want.end(), by_key);
-    dm::detail::sort(got.begin(), got.end(), by_key);
-    CHECK(got == want);
-    std::vector<int> keys;
-    for (const auto& p : v) keys.push_back(p.first);
-    auto sorted = keys;
-    dm::detail::sort(sorted.begin(), sorted.end());
-    CHECK(std::is_sorted(sorted.begin(), sorted.end()));
-    const int probe = next(14) - 1;
-    CHECK(dm::detail::lower_bound(sorted.begin(), sorted.end(), probe) ==
-          std::lower_bound(sorted.begin(), sorted.end(), probe));
-    CHECK(dm::detail::find(keys.begin(), keys.end(), probe) == std::find(keys.begin(), keys.end(), probe));
-    CHECK(dm::detail::min_element(keys.begin(), keys.end()) == std::min_element(keys.begin(), keys.end()));
-    CHECK(dm::detail::max_element(keys.begin(), keys.end()) == std::max_element(keys.begin(), keys.end()));
-    auto u1 = sorted, u2 = sorted;
-    u1.erase(dm::detail::unique(u1.begin(), u1.end()), u1.end());
-    u2.erase(std::unique(u2.begin(), u2.end()), u2.end());
-    CHECK(u1 == u2);
-  }
-  CHECK_EQ(dm::detail::clamp(9, 1, 4), 4);
-  CHECK_EQ(dm::detail::clamp(-2, 1, 4), 1);
-  CHECK_EQ(dm::detail::clamp(3, 1, 4), 3);
-}
-
 TEST_CASE("rank_groups: ranks grouped by what they hold, in order of their first rank") {
   const std::vector<std::string> held = {"b", "a", "b", "c", "a", "b"};
   const auto groups = dm::detail::rank_groups(held.size(), [&](int a, int b) {

@@ -1,5 +1,23 @@
-// devmesh/core/config.hpp: portability macros shared by every header.
+// devmesh/core/config.hpp: portability macros shared by every header, and the build mode.
 #pragma once
+
+// The build mode (docs/design.md, "Compiled once"). The runtime's untyped code (init steps,
+// consensus, deadlines, the communicator cache, options, topology, the flight recorder, the
+// backends' calls, redistribute's executor) is written once, in implementation files under
+// include/devmesh/**/impl/, and reached in one of two ways:
+//   - header-only (the default): the headers include their implementation files, and every
+//     definition is inline, as in any header-only library;
+//   - compiled: with DEVMESH_SEPARATE_COMPILATION (which the CMake targets devmesh::mpi and
+//     devmesh::nccl define), the headers only declare, and one translation unit compiles the
+//     definitions (<devmesh/src.hpp>; the CMake targets build it into a library).
+// DEVMESH_DECL starts every untyped definition: inline in header-only mode, nothing otherwise.
+#if defined(DEVMESH_SEPARATE_COMPILATION)
+#define DEVMESH_DECL
+#define DEVMESH_HEADER_ONLY 0
+#else
+#define DEVMESH_DECL inline
+#define DEVMESH_HEADER_ONLY 1
+#endif
 
 // Layout functions run on host and device alike (CuTe's CUTE_HOST_DEVICE idea):
 // nvcc rejects device calls to constexpr functions that are not __host__ __device__.

@@ -1,239 +1,37 @@
 // devmesh/mpi/control.hpp: devmesh's control plane on MPI: the steps devmesh takes on its own
 // behalf (consistency checks, agreements, a mesh's private duplicate), each a non-blocking
 // MPI call polled until a deadline (runtime/deadline.hpp) instead of a call that can hang.
+// Compiled once (mpi/impl/control.ipp, which also holds the machinery the backend's calls
+// share: watched and bounded calls, and what a call that timed out leaves to MPI).
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <exception>
-#include <span>
-#include <string>
-#include <utility>
-#include <vector>
 
-#include "../runtime/sync.hpp"
-#include "../runtime/algorithm.hpp"
 #include "native.hpp"
 
+#include "../core/config.hpp"
 #include "../runtime/deadline.hpp"
-#include "../runtime/owned.hpp"
-#include "error.hpp"
+#include "../runtime/text_ref.hpp"
 #include "handle.hpp"
 
 namespace devmesh::mpi::detail {
 
-/// What a call that timed out leaves to MPI (a control step, a watched collective, a roll
-/// call's note): its requests and the buffers devmesh made for it, which MPI may still read
-/// or write, kept alive and reachable until the process ends, in a list never freed (a list
-/// of nodes, not a vector: one type less to instantiate in every TU, issue 21's include cost).
-struct parked_call {
-  devmesh::detail::kept keep;
-  devmesh::detail::owned<MPI_Request[]> requests;
-  const parked_call* next;
-};
-
-template <class = void>
-void park(devmesh::detail::kept keep, std::span<const MPI_Request> reqs) {
-  static std::mutex m;
-  static const parked_call* parked = nullptr;
-  auto requests = devmesh::detail::owned<MPI_Request[]>::for_overwrite(reqs.size());
-  std::copy(reqs.begin(), reqs.end(), requests.get());
-  std::lock_guard lock(m);
-  parked = new parked_call{std::move(keep), std::move(requests), parked};
-}
-
-/// The watchdog's roll call on one communicator: who says they are in call #seq. Each rank
-/// that waits past a bound tells the others "here, in call #seq" (point-to-point on the
-/// communicator, a tag of devmesh's own, which no collective matches), and answers such
-/// notes from the others while it waits; a note for another call is stale and dropped.
-class roll_call {
- public:
-  static constexpr int tag = 0x6472;  // "dr"
-  roll_call(const comm_handle& h, std::uint64_t seq)
-      : h_(h), seq_(seq), here_(static_cast<std::size_t>(h.size()), 0), told_(here_.size(), 0) {
-    here_[static_cast<std::size_t>(h.rank())] = 1;
-  }
-  /// Receives the notes that have arrived; answers each rank that is in this call.
-  void listen() {
-    for (;;) {
-      int flag = 0;
-      MPI_Status st;
-      if (MPI_Iprobe(MPI_ANY_SOURCE, tag, h_.native(), &flag, &st) != MPI_SUCCESS || !flag) return;
-      std::uint64_t seq = 0;
-      if (MPI_Recv(&seq, 1, MPI_UINT64_T, st.MPI_SOURCE, tag, h_.native(), MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
-      if (seq != seq_) continue;
-      here_[static_cast<std::size_t>(st.MPI_SOURCE)] = 1;
-      tell(st.MPI_SOURCE);
-    }
-  }
-  /// Tells every rank not told yet that this one is in the call.
-  void tell_all() {
-    for (int r = 0; r < h_.size(); ++r) tell(r);
-  }
-  /// The ranks that did not say they are in the call.
-  std::vector<int> absent() const {
-    std::vector<int> out;
-    for (std::size_t r = 0; r < here_.size(); ++r)
-      if (!here_[r]) out.push_back(static_cast<int>(r));
-    return out;
-  }
-
- private:
-  void tell(int r) {
-    auto& told = told_[static_cast<std::size_t>(r)];
-    if (told || r == h_.rank()) return;
-    told = 1;
-    // Fire and forget: the note's buffer outlives the send (parked, a word per note).
-    auto note = devmesh::detail::owned<std::uint64_t>::make(seq_);
-    const std::uint64_t* word = note.get();
-    park(devmesh::detail::kept::of(std::move(note)), {});
-    MPI_Request req = MPI_REQUEST_NULL;
-    if (MPI_Isend(word, 1, MPI_UINT64_T, r, tag, h_.native(), &req) == MPI_SUCCESS) MPI_Request_free(&req);
-  }
-
-  const comm_handle& h_;
-  std::uint64_t seq_;
-  std::vector<char> here_, told_;
-};
-
-/// Leaves `keep` (a Keep) to MPI with the requests of a call that timed out.
-template <class Keep>
-void park_keep(void* keep, std::span<const MPI_Request> reqs) {
-  park(devmesh::detail::kept::of(std::move(*static_cast<Keep*>(keep))), reqs);
-}
-
-/// The watchdog's wait (a collective issued non-blocking): polls `reqs` until they complete
-/// or `watch.until` passes, holding a roll call once it has waited 10 ms. Past the deadline
-/// it tells every rank it is here, listens for a grace of a tenth of the bound (at most 1 s),
-/// leaves the requests and the call's own buffers to MPI (`leave(keep, reqs)`), marks h
-/// unusable and throws watchdog_timeout with the ranks that never said they were in the
-/// call. The caller's buffers stay MPI's too (docs/reliability.md: a late rank may still
-/// complete it). One function for every element type (keep is type-erased).
-template <class = void>
-void wait_watched(const comm_handle& h, const char* call, const watched_call& watch, std::span<MPI_Request> reqs,
-                  void* keep, void (*leave)(void*, std::span<const MPI_Request>)) {
-  int done = 0;
-  int rc = MPI_SUCCESS;
-  const int n = static_cast<int>(reqs.size());
-  const auto roll_from = std::chrono::steady_clock::now() + std::chrono::milliseconds(10);
-  devmesh::detail::owned<roll_call> roll;  // held once the wait passes 10 ms
-  auto test = [&] {
-    if (rc == MPI_SUCCESS && !done) rc = MPI_Testall(n, reqs.data(), &done, MPI_STATUSES_IGNORE);
-    return done != 0 || rc != MPI_SUCCESS;
-  };
-  devmesh::detail::poll_until(watch.until, [&] {
-    if (test()) return true;
-    if (!roll && std::chrono::steady_clock::now() >= roll_from)
-      roll = devmesh::detail::owned<roll_call>::make(h, watch.seq);
-    if (roll) roll->listen();
-    return false;
-  });
-  check(rc, call);
-  if (done) return;
-  if (!roll) roll = devmesh::detail::owned<roll_call>::make(h, watch.seq);
-  roll->tell_all();
-  const auto grace = std::min<std::chrono::milliseconds>(std::chrono::milliseconds(1000), watch.until.bound / 10);
-  devmesh::detail::poll_until(deadline::after(grace), [&] {
-    roll->listen();
-    return test();
-  });
-  check(rc, call);
-  if (done) return;  // the late rank came during the grace
-  h.mark_unusable(std::string(call) + " did not complete within the watchdog's " + watch.until.describe());
-  leave(keep, reqs);
-  throw watchdog_timeout("devmesh: mpi: " + std::string(call) + " on a communicator of " + std::to_string(h.size()) +
-                             " ranks did not complete within " + watch.until.describe() + " (watchdog)",
-                         roll->absent());
-}
-
-/// Makes one collective: blocking (watch == nullptr, the common case), or, under the
-/// watchdog, non-blocking and waited for until *watch (control.hpp's wait_watched; `keep`:
-/// the call's own buffers, left to MPI with the request if it times out).
-template <class Blocking, class Start, class Keep>
-void issue(const comm_handle& h, const char* call, const char* icall, const watched_call* watch, Blocking&& blocking,
-           Start&& start, Keep& keep) {
-  if (!watch) [[likely]]
-    return check(blocking(), call);
-  MPI_Request req = MPI_REQUEST_NULL;
-  check(start(&req), icall);
-  wait_watched(h, icall, *watch, std::span<MPI_Request>(&req, 1), &keep, &park_keep<Keep>);
-}
-
-/// Starts a non-blocking call on a heap buffer (start(buf, &request)) and polls it until
-/// done or the deadline, then finish(buf). On time-out the request and its buffer are left
-/// to MPI (MPI may still complete them: they are parked, never freed), `h` is marked
-/// unusable, and timeout_error is thrown.
-template <class Start, class Finish>
-void bounded(const comm_handle& h, const char* call, const deadline& d, devmesh::detail::owned<unsigned char[]> buf,
-             Start start, Finish finish) {
-  MPI_Request req = MPI_REQUEST_NULL;
-  check(start(buf.get(), &req), call);
-  int done = 0;
-  int rc = MPI_SUCCESS;
-  devmesh::detail::poll_until(d, [&] {
-    if (rc == MPI_SUCCESS && !done) rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    return done != 0 || rc != MPI_SUCCESS;
-  });
-  check(rc, call);
-  if (!done) {
-    h.mark_unusable(std::string(call) + " timed out after " + d.describe());
-    park(devmesh::detail::kept::of(std::move(buf)), std::span<const MPI_Request>(&req, 1));
-    throw timeout_error("devmesh: mpi: " + std::string(call) + " on a communicator of " + std::to_string(h.size()) +
-                        " ranks: not every rank arrived within " + d.describe() +
-                        " (a rank skipped this step, is blocked elsewhere, or died)");
-  }
-  finish(buf.get());
-}
-
 /// n bytes from every rank of h, in rank order, into out (MPI_Iallgather, bounded).
-template <class = void>
-void all_gather_bytes(const comm_handle& h, const void* in, void* out, std::size_t n, const deadline& d) {
-  const MPI_Comm comm = h.use("all_gather_bytes");
-  const int c = int_count("all_gather_bytes", n);
-  const std::size_t total = n * static_cast<std::size_t>(h.size());
-  auto buf = devmesh::detail::owned<unsigned char[]>::zeroed(n + total);  // MPI owns it until completion
-  std::memcpy(buf.get(), in, n);
-  bounded(h, "MPI_Iallgather", d, std::move(buf), [&](unsigned char* b, MPI_Request* r) {
-    return MPI_Iallgather(b, c, MPI_BYTE, b + n, c, MPI_BYTE, comm, r);
-  }, [&](const unsigned char* b) { std::memcpy(out, b + n, total); });
-}
+DEVMESH_DECL void all_gather_bytes(const comm_handle& h, const void* in, void* out, std::size_t n,
+                                   const deadline& d);
 
 /// Element-wise maximum of n words over every rank of h, in place (MPI_Iallreduce, bounded).
-template <class = void>
-void all_reduce_max(const comm_handle& h, std::uint64_t* words, std::size_t n, const deadline& d) {
-  const MPI_Comm comm = h.use("all_reduce_max");
-  const int c = int_count("all_reduce_max", n);
-  auto buf = devmesh::detail::owned<unsigned char[]>::zeroed(n * sizeof(std::uint64_t));
-  std::memcpy(buf.get(), words, n * sizeof(std::uint64_t));
-  bounded(h, "MPI_Iallreduce", d, std::move(buf), [&](unsigned char* b, MPI_Request* r) {
-    return MPI_Iallreduce(MPI_IN_PLACE, b, c, MPI_UINT64_T, MPI_MAX, comm, r);
-  }, [&](const unsigned char* b) { std::memcpy(words, b, n * sizeof(std::uint64_t)); });
-}
+DEVMESH_DECL void all_reduce_max(const comm_handle& h, std::uint64_t* words, std::size_t n, const deadline& d);
 
 /// MPI_Comm_idup of h, bounded, running `meanwhile()` once while it is in flight: local work
 /// hidden behind the communication. The copy owns its MPI_Comm and returns errors. An
 /// exception from meanwhile is rethrown once the idup is done (the request is never left
 /// behind), after the copy is adopted, so that it is freed.
-template <class Meanwhile>
-comm_handle duplicate(const comm_handle& h, const deadline& d, Meanwhile&& meanwhile) {
-  const MPI_Comm comm = h.use("duplicate");
-  auto out = devmesh::detail::owned<unsigned char[]>::zeroed(sizeof(MPI_Comm));  // MPI writes the handle here
-  MPI_Comm* dup = reinterpret_cast<MPI_Comm*>(out.get());
-  *dup = MPI_COMM_NULL;
-  MPI_Comm result = MPI_COMM_NULL;
-  std::exception_ptr failed;
-  bounded(h, "MPI_Comm_idup", d, std::move(out), [&](unsigned char*, MPI_Request* r) {
-    const int rc = MPI_Comm_idup(comm, dup, r);
-    if (rc == MPI_SUCCESS) try {
-        meanwhile();
-      } catch (...) {
-        failed = std::current_exception();
-      }
-    return rc;
-  }, [&](const unsigned char* b) { std::memcpy(&result, b, sizeof result); });
-  comm_handle c = comm_handle::adopt(result);
-  if (failed) std::rethrow_exception(failed);
-  return c;
-}
+DEVMESH_DECL comm_handle duplicate(const comm_handle& h, const deadline& d,
+                                   devmesh::detail::call_ref<void> meanwhile);
 
 }  // namespace devmesh::mpi::detail
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/control.ipp"
+#endif

@@ -4,10 +4,8 @@
 
 #include "native.hpp"
 
-#include "../core/diagnostics.hpp"
+#include "../core/config.hpp"
 #include "communicator.hpp"
-#include "error.hpp"
-#include "finalize_watch.hpp"
 
 namespace devmesh::mpi {
 
@@ -25,9 +23,7 @@ class environment {
   environment(const environment&) = delete;
   environment& operator=(const environment&) = delete;
   /// MPI_Finalize, if this object initialized MPI and nobody finalized it yet.
-  ~environment() {
-    if (initialized_here_ && !detail::mpi_finalized()) MPI_Finalize();
-  }
+  DEVMESH_DECL ~environment();
 
   /// The thread support level MPI provided (MPI_THREAD_SINGLE ... MPI_THREAD_MULTIPLE).
   int thread_level() const noexcept { return provided_; }
@@ -35,32 +31,22 @@ class environment {
   bool initialized_here() const noexcept { return initialized_here_; }
 
  private:
-  void init(int* argc, char*** argv, int required) {
-    if (detail::mpi_finalized())  // any other MPI call now would abort the job
-      throw comm_error(
-          "devmesh: mpi::environment: MPI was already finalized; MPI cannot be initialized twice in one process");
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (initialized) {
-      MPI_Query_thread(&provided_);
-    } else {
-      const int rc = MPI_Init_thread(argc, argv, required, &provided_);
-      if (rc != MPI_SUCCESS)
-        throw error("devmesh: mpi: MPI_Init_thread failed (MPI error code " + std::to_string(rc) + ")", rc);
-      initialized_here_ = true;
-    }
-    detail::check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler(MPI_COMM_WORLD)");
-    detail::check(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler(MPI_COMM_SELF)");
-  }
+  DEVMESH_DECL void init(int* argc, char*** argv, int required);
 
   bool initialized_here_ = false;
   int provided_ = 0;
 };
 
 /// MPI_COMM_WORLD, borrowed (never freed). Throws comm_error if MPI is not initialized.
-inline communicator world() {
-  if (const char* why = detail::mpi_unusable()) throw comm_error(std::string("devmesh: mpi::world(): ") + why);
-  return communicator::borrow(MPI_COMM_WORLD);
-}
+DEVMESH_DECL communicator world();
+
+namespace detail {
+/// Why MPI cannot be called now (not initialized, finalized), or nullptr when it can.
+DEVMESH_DECL const char* mpi_unusable() noexcept;
+}  // namespace detail
 
 }  // namespace devmesh::mpi
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/environment.ipp"
+#endif

@@ -1,12 +1,12 @@
 // devmesh/mpi/error.hpp: MPI return codes as exceptions carrying the MPI error string, and
 // counts that MPI's int cannot hold as errors rather than truncations.
 #pragma once
-#include <climits>
 #include <cstddef>
 #include <string>
 
 #include "native.hpp"
 
+#include "../core/config.hpp"
 #include "../core/diagnostics.hpp"
 
 namespace devmesh::mpi {
@@ -25,28 +25,16 @@ class error : public comm_error {
 };
 
 namespace detail {
-inline std::string error_string(int code) {
-  char buf[MPI_MAX_ERROR_STRING]{};
-  int len = 0;
-  if (MPI_Error_string(code, buf, &len) != MPI_SUCCESS) return "unknown MPI error";
-  return std::string(buf, static_cast<std::size_t>(len));
-}
-
+/// MPI_Error_string of code.
+DEVMESH_DECL std::string error_string(int code);
 /// Throws mpi::error if rc is not MPI_SUCCESS.
-inline void check(int rc, const char* call) {
-  if (rc != MPI_SUCCESS)
-    throw error("devmesh: mpi: " + std::string(call) + " failed: " + error_string(rc) + " (MPI error code " +
-                    std::to_string(rc) + ")",
-                rc);
-}
-
+DEVMESH_DECL void check(int rc, const char* call);
 /// n as MPI's int count; comm_error naming `what` when n does not fit (MPI counts are int).
-inline int int_count(const char* what, std::size_t n) {
-  if (n > static_cast<std::size_t>(INT_MAX))
-    throw comm_error("devmesh: mpi: " + std::string(what) + ": " + std::to_string(n) +
-                     " elements exceed MPI's int count (split the buffer)");
-  return static_cast<int>(n);
-}
+DEVMESH_DECL int int_count(const char* what, std::size_t n);
 }  // namespace detail
 
 }  // namespace devmesh::mpi
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/error.ipp"
+#endif

@@ -8,7 +8,7 @@
 #include "native.hpp"
 
 #include "comm_hook.hpp"
-#include "error.hpp"
+#include "../core/config.hpp"
 
 namespace devmesh::mpi {
 
@@ -24,33 +24,15 @@ struct comm_options {
   comm_hook on_create;
 
   /// What enters the mesh-wide consistency fingerprint (the name is per dim, not here).
-  std::string describe() const {
-    std::string s;
-    for (const auto& [k, v] : hints) s += (s.empty() ? "" : ",") + k + "=" + v;
-    if (on_create) s += (s.empty() ? "" : ",") + std::string("on_create");
-    return s;
-  }
+  DEVMESH_DECL std::string describe() const;
 };
 
 namespace detail {
-
-/// Applies o to the new communicator c: the hints (MPI_Comm_set_info), the name, then
-/// o.on_create(c).
-template <class = void>
-void apply(MPI_Comm c, const comm_options& o) {
-  if (!o.hints.empty()) {
-    MPI_Info info = MPI_INFO_NULL;
-    check(MPI_Info_create(&info), "MPI_Info_create");
-    int rc = MPI_SUCCESS;
-    for (const auto& [k, v] : o.hints)
-      if (rc == MPI_SUCCESS) rc = MPI_Info_set(info, k.c_str(), v.c_str());
-    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_info(c, info);
-    MPI_Info_free(&info);
-    check(rc, "MPI_Comm_set_info");
-  }
-  if (!o.name.empty()) check(MPI_Comm_set_name(c, o.name.c_str()), "MPI_Comm_set_name");
-  if (o.on_create) o.on_create(c);
-}
-
+/// Gives the new communicator c its hints, name and on_create hook.
+DEVMESH_DECL void apply(MPI_Comm c, const comm_options& o);
 }  // namespace detail
 }  // namespace devmesh::mpi
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/options.ipp"
+#endif

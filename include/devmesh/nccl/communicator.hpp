@@ -22,6 +22,7 @@
 
 #include "../runtime/backend.hpp"
 #include "../runtime/deadline.hpp"
+#include "../runtime/element_type.hpp"
 #include "../runtime/stream_watchdog.hpp"  // its watchdog (stream_watchable below)
 #include "collectives.hpp"
 #include "collectives_v.hpp"
@@ -149,65 +150,115 @@ class communicator {
   /// communicators used inside it, and aborts them all if one fails or times out.
   static void group_end() { detail::group_end(); }
 
-  // ---- typed collectives (see backend.hpp) ---------------------------------------------
+  // ---- collectives (see backend.hpp) --------------------------------------------------
+  // Each over an element type given as a value (runtime/element_type.hpp), then the same over
+  // T (element_of<T>: a static_assert naming T when NCCL has no datatype for it).
+  /// True if NCCL has a datatype for T (runtime/backend.hpp).
+  template <class T>
+  static constexpr bool carries = has_datatype<T>;
   /// ncclAllReduce of count elements, enqueued on s. Partially overlapping send and recv
   /// (identical ones are in place) reduce from a copy.
+  void all_reduce(const void* send, void* recv, std::size_t count, element_type t, op o, stream_type s,
+                  watch* w = nullptr) const {
+    detail::all_reduce(h_, send, recv, count, t, o, s, w);
+  }
+  /// all_reduce over pointers to T (element_of<T>: a static_assert naming T when there is no datatype).
   template <class T>
   void all_reduce(const T* send, T* recv, std::size_t count, op o, stream_type s, watch* w = nullptr) const {
-    detail::all_reduce(h_, send, recv, count, o, s, w);
+    all_reduce(send, recv, count, element_of<T>(), o, s, w);
   }
   /// ncclReduce of count elements onto rank root, enqueued on s.
+  void reduce(const void* send, void* recv, std::size_t count, element_type t, op o, int root, stream_type s,
+              watch* w = nullptr) const {
+    detail::reduce(h_, send, recv, count, t, o, root, s, w);
+  }
+  /// reduce over pointers to T (element_of<T>: a static_assert naming T when there is no datatype).
   template <class T>
   void reduce(const T* send, T* recv, std::size_t count, op o, int root, stream_type s, watch* w = nullptr) const {
-    detail::reduce(h_, send, recv, count, o, root, s, w);
+    reduce(send, recv, count, element_of<T>(), o, root, s, w);
   }
   /// ncclBroadcast of count elements from rank root, in place, enqueued on s.
+  void broadcast(void* buf, std::size_t count, element_type t, int root, stream_type s, watch* w = nullptr) const {
+    detail::broadcast(h_, buf, count, t, root, s, w);
+  }
+  /// broadcast over pointers to T (element_of<T>: a static_assert naming T when there is no datatype).
   template <class T>
   void broadcast(T* buf, std::size_t count, int root, stream_type s, watch* w = nullptr) const {
-    detail::broadcast(h_, buf, count, root, s, w);
+    broadcast(buf, count, element_of<T>(), root, s, w);
   }
   /// ncclAllGather: send_count elements from each rank into recv, in rank order, on s.
+  void all_gather(const void* send, void* recv, std::size_t send_count, element_type t, stream_type s,
+                  watch* w = nullptr) const {
+    detail::all_gather(h_, send, recv, send_count, t, s, w);
+  }
+  /// all_gather over pointers to T (element_of<T>: a static_assert naming T when there is no datatype).
   template <class T>
   void all_gather(const T* send, T* recv, std::size_t send_count, stream_type s, watch* w = nullptr) const {
-    detail::all_gather(h_, send, recv, send_count, s, w);
+    all_gather(send, recv, send_count, element_of<T>(), s, w);
   }
   /// ncclReduceScatter: block rank() of the reduction, recv_count elements, on s.
+  void reduce_scatter(const void* send, void* recv, std::size_t recv_count, element_type t, op o, stream_type s,
+                      watch* w = nullptr) const {
+    detail::reduce_scatter(h_, send, recv, recv_count, t, o, s, w);
+  }
+  /// reduce_scatter over pointers to T (element_of<T>: a static_assert naming T when there is no datatype).
   template <class T>
   void reduce_scatter(const T* send, T* recv, std::size_t recv_count, op o, stream_type s, watch* w = nullptr) const {
-    detail::reduce_scatter(h_, send, recv, recv_count, o, s, w);
+    reduce_scatter(send, recv, recv_count, element_of<T>(), o, s, w);
   }
   /// count_per_rank elements to and from every rank, as one group of ncclSend/ncclRecv.
   /// Overlapping send and recv (in place) go through a temporary device copy of send.
+  void all_to_all(const void* send, void* recv, std::size_t count_per_rank, element_type t, stream_type s,
+                  watch* w = nullptr) const {
+    detail::all_to_all(h_, send, recv, count_per_rank, t, s, w);
+  }
+  /// all_to_all over pointers to T (element_of<T>: a static_assert naming T when there is no datatype).
   template <class T>
   void all_to_all(const T* send, T* recv, std::size_t count_per_rank, stream_type s, watch* w = nullptr) const {
-    detail::all_to_all(h_, send, recv, count_per_rank, s, w);
+    all_to_all(send, recv, count_per_rank, element_of<T>(), s, w);
   }
   /// send_counts[j] elements to rank j from send + send_at[j], recv_counts[i] from rank i to
   /// recv + recv_at[i] (empty displacements: packed in rank order), as one group of
   /// ncclSend/ncclRecv (a zero count: no call). Overlapping send and recv go through a
   /// temporary device copy of send.
+  void all_to_allv(const void* send, std::span<const std::size_t> send_counts, std::span<const std::size_t> send_at,
+                   void* recv, std::span<const std::size_t> recv_counts, std::span<const std::size_t> recv_at,
+                   element_type t, stream_type s, watch* w = nullptr) const {
+    detail::all_to_allv(h_, send, send_counts, send_at, recv, recv_counts, recv_at, t, s, w);
+  }
+  /// all_to_allv over pointers to T (element_of<T>: a static_assert naming T when there is no datatype).
   template <class T>
   void all_to_allv(const T* send, std::span<const std::size_t> send_counts, std::span<const std::size_t> send_at,
                    T* recv, std::span<const std::size_t> recv_counts, std::span<const std::size_t> recv_at,
                    stream_type s, watch* w = nullptr) const {
-    detail::all_to_allv(h_, send, send_counts, send_at, recv, recv_counts, recv_at, s, w);
+    all_to_allv(send, send_counts, send_at, recv, recv_counts, recv_at, element_of<T>(), s, w);
   }
   /// The reduction of every rank's send (blocks packed in rank order, recv_counts[i]
   /// elements for rank i); this rank's block lands in recv. One group of ncclReduce, one per
   /// rank as its block's root (NCCL has no reduce-scatter of uneven blocks).
+  void reduce_scatterv(const void* send, void* recv, std::span<const std::size_t> recv_counts, element_type t, op o,
+                       stream_type s, watch* w = nullptr) const {
+    detail::reduce_scatterv(h_, send, recv, recv_counts, t, o, s, w);
+  }
+  /// reduce_scatterv over pointers to T (element_of<T>: a static_assert naming T when there is no datatype).
   template <class T>
   void reduce_scatterv(const T* send, T* recv, std::span<const std::size_t> recv_counts, op o, stream_type s,
                        watch* w = nullptr) const {
-    detail::reduce_scatterv(h_, send, recv, recv_counts, o, s, w);
+    reduce_scatterv(send, recv, recv_counts, element_of<T>(), o, s, w);
   }
   /// A host barrier: a one-element all-reduce, then the stream is synchronized (under the
   /// watchdog, w: by the runtime, watched).
   void barrier(stream_type s, watch* w = nullptr) const { detail::barrier(h_, s, w); }
   /// Sends to `dest` and receives from `source` (either may be -1: none), as one group.
+  void sendrecv(const void* send, std::size_t send_count, int dest, void* recv, std::size_t recv_count, int source,
+                element_type t, stream_type s, watch* w = nullptr) const {
+    detail::sendrecv(h_, send, send_count, dest, recv, recv_count, source, t, s, w);
+  }
+  /// sendrecv over pointers to T (element_of<T>: a static_assert naming T when there is no datatype).
   template <class T>
   void sendrecv(const T* send, std::size_t send_count, int dest, T* recv, std::size_t recv_count, int source,
                 stream_type s, watch* w = nullptr) const {
-    detail::sendrecv(h_, send, send_count, dest, recv, recv_count, source, s, w);
+    sendrecv(send, send_count, dest, recv, recv_count, source, element_of<T>(), s, w);
   }
 
  private:

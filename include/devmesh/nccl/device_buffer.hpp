@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -33,18 +34,19 @@ struct device_buffer {
 /// waits for the stream. Inside a group those kernels run at the outermost group end,
 /// after the copy is freed, so a copy is refused there: comm_error naming `call`, with
 /// `remedy`.
-template <class T>
 struct send_copy {
-  const T* send;
+  const void* send;
   device_buffer buf;
 
-  send_copy(const T* s, std::size_t count, bool needed, cudaStream_t st, const char* call, const char* remedy)
-      : send(s), buf(bytes(count, needed, call, remedy)) {
+  /// A copy of the `bytes` bytes at s when `needed` (send overlaps recv), made on st; else s.
+  send_copy(const void* s, std::size_t bytes, bool needed, cudaStream_t st, const char* call, const char* remedy)
+      : send(s), buf(size(bytes, needed, call, remedy)) {
     if (!buf.ptr) return;
-    check_cuda(cudaMemcpyAsync(buf.ptr, s, count * sizeof(T), cudaMemcpyDeviceToDevice, st),
-               "cudaMemcpyAsync (overlapping buffers)");
-    send = static_cast<const T*>(buf.ptr);
+    check_cuda(cudaMemcpyAsync(buf.ptr, s, bytes, cudaMemcpyDeviceToDevice, st), "cudaMemcpyAsync (overlapping buffers)");
+    send = buf.ptr;
   }
+  /// The copy (or s) from byte `offset` on.
+  const void* at(std::size_t offset) const { return static_cast<const char*>(send) + offset; }
   /// Waits for the kernels that read the copy, if there is one; under the watchdog (w, with
   /// its event recorded) the copy is left to it instead, freed once the work is done: the
   /// call returns without waiting, and a peer that never comes is the watchdog's to end.
@@ -60,14 +62,14 @@ struct send_copy {
   }
 
  private:
-  static std::size_t bytes(std::size_t count, bool needed, const char* call, const char* remedy) {
-    if (!needed || count == 0) return 0;
+  static std::size_t size(std::size_t bytes, bool needed, const char* call, const char* remedy) {
+    if (!needed || bytes == 0) return 0;
     if (groups().depth > 0)
       throw comm_error(std::string("devmesh: ") + call +
                        ": overlapping send and recv buffers inside an NCCL group (the copy of send that they need "
                        "would be freed before the group runs): " +
                        remedy);
-    return count * sizeof(T);
+    return bytes;
   }
 };
 

@@ -5,13 +5,13 @@
 // communicator settles only after the outermost ncclGroupEnd, so devmesh remembers it and
 // group_end() waits for every such communicator together, aborting them all on failure.
 #pragma once
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nccl.h>
 
-#include "../runtime/algorithm.hpp"
 #include "../core/diagnostics.hpp"
 #include "error.hpp"
 #include "handle.hpp"
@@ -32,7 +32,7 @@ inline group_registry& groups() {
 
 inline void add_pending(comm_state* s) {
   auto& p = groups().pending;
-  if (devmesh::detail::find(p.begin(), p.end(), s) == p.end()) p.push_back(s);
+  if (std::find(p.begin(), p.end(), s) == p.end()) p.push_back(s);
 }
 
 /// ncclGroupStart, counted.

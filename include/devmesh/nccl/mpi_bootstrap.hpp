@@ -7,6 +7,7 @@
 // by options::timeout. The communicator keeps a duplicate of the MPI communicator as its
 // host channel for the mesh consistency check.
 #pragma once
+#include <algorithm>
 #include <concepts>
 #include <memory>
 #include <mutex>
@@ -15,8 +16,8 @@
 
 #include <nccl.h>
 
-#include "../runtime/algorithm.hpp"
 #include "../mpi/communicator.hpp"
+#include "../mpi/environment.hpp"
 #include "../mpi/native.hpp"
 #include "bootstrap.hpp"
 
@@ -107,7 +108,7 @@ struct bootstrap_options {
 inline communicator world(MPI_Comm mpi_comm, const options& o = {}, const bootstrap_options& b = {}) {
   auto ch = std::make_shared<const detail::mpi_channel>(mpi_comm);
   const int rank = ch->rank(), size = ch->size();
-  const int roots = devmesh::detail::clamp(b.roots, 1, size);
+  const int roots = std::clamp(b.roots, 1, size);
   detail::rank_outcome mine{};
   std::string local;
   try {

@@ -2,12 +2,12 @@
 // outcome over the host channel, so that a failure anywhere throws the same error on every
 // rank instead of leaving some waiting.
 #pragma once
+#include <algorithm>
 #include <memory>
 #include <string>
 
 #include <nccl.h>
 
-#include "../runtime/algorithm.hpp"
 #include "../runtime/backend.hpp"
 #include "error.hpp"
 #include "handle.hpp"

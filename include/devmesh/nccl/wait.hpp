@@ -11,7 +11,6 @@
 
 #include <nccl.h>
 
-#include "../runtime/algorithm.hpp"
 #include "../runtime/deadline.hpp"
 #include "error.hpp"
 

@@ -3,6 +3,7 @@
 // full_tensor (the whole tensor on every rank) and check_from_local (PyTorch's
 // from_local(run_check=True): every rank's block is the spec's, agreed).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <ranges>
 #include <span>
@@ -10,7 +11,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "../runtime/algorithm.hpp"
 #include "../core/diagnostics.hpp"
 #include "../runtime/device_mesh.hpp"
 #include "../sharding/dynamic_spec.hpp"
@@ -41,7 +41,7 @@ void scatter_from_root(const device_mesh<Layout, Comm>& mesh, const dynamic_shar
                        const dynamic_sharding<Layout>& sent, const E& ext, const T* src, int root,
                        const std::vector<int>& group, typename B::scratch& now, B& b) {
   (void)mesh.flattened_comm(all_dims_of<Layout>());  // made now, by every rank, before the branches
-  const int pos = mesh.position(), me = static_cast<int>(detail::find(group.begin(), group.end(), pos) - group.begin());
+  const int pos = mesh.position(), me = static_cast<int>(std::find(group.begin(), group.end(), pos) - group.begin());
   now.resize(static_cast<std::size_t>(sent.local_size(ext, pos)));
   bool sharded = false;
   for (int d = 0; d < Layout::ndim; ++d) sharded = sharded || sent.table().at[d].is_shard();
@@ -73,8 +73,8 @@ void scatter_from_root(const device_mesh<Layout, Comm>& mesh, const dynamic_shar
   }
   collective_on_dims<T>(mesh, all_dims_of<Layout>(), "all_to_allv", now.size(), [&](const auto& cc, auto... w) {
     cc.all_to_allv(b.send.data(), std::span<const std::size_t>(send_counts), std::span<const std::size_t>(packed),
-                   now.data(), std::span<const std::size_t>(recv_counts), std::span<const std::size_t>(packed), b.stream,
-                   w...);
+                   now.data(), std::span<const std::size_t>(recv_counts), std::span<const std::size_t>(packed),
+                   element_type_of<T>, b.stream, w...);
   });
 }
 

@@ -20,12 +20,12 @@
 // constant strides are one call (a block of a 2-D tensor: one cudaMemcpy2DAsync), so a device
 // step issues a few copies, not one per row. On the host each run is copied at once.
 #pragma once
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <type_traits>
 #include <vector>
 
-#include "../runtime/algorithm.hpp"
 #include "../runtime/backend.hpp"
 #include "../sharding/extents.hpp"
 

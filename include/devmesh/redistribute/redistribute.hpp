@@ -17,7 +17,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "../runtime/algorithm.hpp"
 #include "../core/diagnostics.hpp"
 #include "../runtime/backend.hpp"
 #include "../runtime/collective_check.hpp"
@@ -38,8 +37,8 @@ namespace detail {
 template <class Comm, class T>
 concept runs_redistribute = step_memory<memory_space_t<Comm>, typename Comm::stream_type> &&
                             requires(const Comm& c, const T* s, T* r, std::span<const std::size_t> n, op o) {
-                              c.all_to_allv(s, n, n, r, n, n, typename Comm::stream_type{});
-                              c.reduce_scatterv(s, r, n, o, typename Comm::stream_type{});
+                              c.all_to_allv(s, n, n, r, n, n, element_type_of<T>, typename Comm::stream_type{});
+                              c.reduce_scatterv(s, r, n, element_type_of<T>, o, typename Comm::stream_type{});
                             };
 
 /// The plan from `from` to `to`: for a static pair, read in place; for a dynamic pair, kept by

@@ -15,7 +15,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "../runtime/algorithm.hpp"
 #include "../core/diagnostics.hpp"
 #include "../runtime/backend.hpp"
 #include "../sharding/block_overlap.hpp"
@@ -242,8 +241,8 @@ void run_reduce_scatter(const DeviceMesh& mesh, const plan_step<N>& s, const E& 
   T* recv = direct ? out.data() : b.recv.data();
   collective_on_dims<T>(mesh, s.group, "reduce_scatterv", b.received[static_cast<std::size_t>(me)],
                         [&](const auto& cc, auto... watch) {
-                          cc.reduce_scatterv(send, recv, std::span<const std::size_t>(b.received), to_op<op>(s.op),
-                                             b.stream, watch...);
+                          cc.reduce_scatterv(send, recv, std::span<const std::size_t>(b.received),
+                                             element_type_of<T>, to_op<op>(s.op), b.stream, watch...);
                         });
   if (direct) return;
   if (zero_fill) B::space::zero(out.data(), out.size(), b.stream);
@@ -408,7 +407,8 @@ void run_exchange(const DeviceMesh& mesh, const plan_step<N>& s, const E& ext, i
                           cc.all_to_allv(send, std::span<const std::size_t>(b.sent),
                                          std::span<const std::size_t>(b.send_at), recv,
                                          std::span<const std::size_t>(b.received),
-                                         std::span<const std::size_t>(b.recv_at), b.stream, watch...);
+                                         std::span<const std::size_t>(b.recv_at), element_type_of<T>, b.stream,
+                                         watch...);
                         });
   std::size_t filled = x.total_received + (own_in_call ? b.received[static_cast<std::size_t>(me)] : 0);
   if (!own_in_call) {

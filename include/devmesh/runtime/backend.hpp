@@ -3,7 +3,9 @@
 // device_mesh<Layout, Comm> is written against this concept only. A backend wraps one
 // native communicator (MPI_Comm, ncclComm_t) with RAII and exposes: its rank and size, a
 // collective split by (color, key), a host-memory all-gather of bytes for the mesh-wide
-// consistency check, an abort for failure paths, and typed collectives.
+// consistency check, an abort for failure paths, and the collectives over an element type
+// given as a value (element_type.hpp): one function per collective, not one per element type,
+// so that the runtime above it is compiled once per backend.
 #pragma once
 #include <concepts>
 #include <cstddef>
@@ -12,6 +14,7 @@
 
 #include "../core/config.hpp"
 #include "deadline.hpp"
+#include "element_type.hpp"
 
 namespace devmesh {
 
@@ -34,13 +37,17 @@ constexpr const char* op_name(op o) {
 struct no_stream {};
 
 namespace detail {
-/// True when [a, a + na) and [b, b + nb) share an element: a collective's send and recv that
+/// True when the bytes [a, a + na) and [b, b + nb) overlap: a collective's send and recv that
 /// alias other than in place (MPI forbids it; NCCL reads send while it writes recv), so the
 /// backend sends a copy.
+inline bool bytes_overlap(const void* a, std::size_t na, const void* b, std::size_t nb) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return na && nb && x < y + nb && y < x + na;
+}
+/// The same for na and nb elements of T.
 template <class T>
 bool buffers_overlap(const T* a, std::size_t na, const T* b, std::size_t nb) {
-  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
-  return na && nb && x < y + nb * sizeof(T) && y < x + na * sizeof(T);
+  return bytes_overlap(a, na * sizeof(T), b, nb * sizeof(T));
 }
 }  // namespace detail
 
@@ -54,7 +61,8 @@ template <class C>
 concept communicator = std::movable<C> && requires(C& c, const C& cc, int color, int key,
                                                    const typename C::options_type& opts,
                                                    const void* in, void* out, std::size_t n,
-                                                   std::uint64_t* words, const deadline& d) {
+                                                   std::uint64_t* words, const deadline& d, element_type t,
+                                                   op o, int peer, typename C::stream_type s) {
   typename C::native_type;
   typename C::options_type;   // per-communicator creation options (NCCL config, MPI info)
   typename C::stream_type;    // cudaStream_t for NCCL, no_stream for MPI
@@ -79,10 +87,24 @@ concept communicator = std::movable<C> && requires(C& c, const C& cc, int color,
   // Batching of calls across communicators (ncclGroupStart/End; no-ops for MPI).
   { C::group_start() } -> std::same_as<void>;
   { C::group_end() } -> std::same_as<void>;
+  // Whether the backend has a datatype for T (a variable template; checked for one type here,
+  // by the typed collectives for theirs): a type it cannot carry is a compile error naming it.
+  { C::template carries<float> } -> std::convertible_to<bool>;
+  // The collectives, over an element type given as a value (counts are elements; send == recv
+  // means in place; peers are ranks of this communicator, -1 for none). Each may take one more,
+  // last argument, the watchdog's (watchable and stream_watchable below), defaulted.
+  cc.all_reduce(in, out, n, t, o, s);
+  cc.reduce(in, out, n, t, o, peer, s);
+  cc.broadcast(out, n, t, peer, s);
+  cc.all_gather(in, out, n, t, s);       // n: elements sent by each rank
+  cc.reduce_scatter(in, out, n, t, o, s);  // n: elements received by each rank
+  cc.all_to_all(in, out, n, t, s);       // n: elements to each rank
+  cc.barrier(s);
+  cc.sendrecv(in, n, peer, out, n, peer, t, s);
 };
 
 /// A backend with a watchdog (the MPI backend): `static constexpr bool watchable = true;`,
-/// and every typed collective below takes one more, last argument, `const watched_call* watch`
+/// and every collective takes one more, last argument, `const watched_call* watch`
 /// (nullptr: as without it). Given, the call must complete by watch->until, or throw
 /// watchdog_timeout (with the ranks that did not answer its roll call) and leave the
 /// communicator unusable (never wait longer).
@@ -94,7 +116,7 @@ concept watchable = requires {
 /// A backend whose collectives run on streams, watched through events (the NCCL backend;
 /// runtime/stream_watchdog.hpp): `static constexpr bool stream_watchable = true;`, a
 /// `watch_type` (its event_type `event` in and out, `wait`, `unwatched`, `keep`: nccl/watch.hpp)
-/// whose address every typed collective takes as one more, last argument (nullptr: as
+/// whose address every collective takes as one more, last argument (nullptr: as
 /// without it), `static int query_event(event_type)` (1 done, 0 not yet, -1 failed), `static
 /// void destroy_event(event_type)`, `void abort(const std::string& why)`, and the roll call's
 /// `roll_call_unavailable()`, `post_note(to, words)` and `take_note(from, words)` (two words).
@@ -119,12 +141,12 @@ concept stream_watchable = requires(const C& c, int to, int& from, const std::ui
 /// no group, an invalid C). Collective over the group's members only; every member makes the
 /// same sequence of such calls on one communicator.
 ///
-///   template <class F> C duplicate(const deadline&, F&& meanwhile) const;
+///   C duplicate(const deadline&, detail::call_ref<void> meanwhile) const;
 ///
 /// duplicate(d) that runs meanwhile() once while the duplicate is in flight (device_mesh
 /// describes the mesh there), rethrowing its exception once the duplicate is done.
 ///
-/// Two optional typed members, the v-collectives (both backends have them; dm::redistribute
+/// Two optional members, the v-collectives (both backends have them; dm::redistribute
 /// runs on a backend that has them, and gives any other backend a static_assert; counts and
 /// displacements in elements, empty displacements meaning packed in rank order,
 /// runtime/block_starts.hpp). A backend on device memory also names its memory space for
@@ -132,11 +154,11 @@ concept stream_watchable = requires(const C& c, int to, int& from, const std::ui
 /// whose counts are narrower than size_t says so, `static constexpr std::size_t max_count`
 /// (MPI: INT_MAX), and redistribute refuses larger blocks before communicating.
 ///
-///   template <class T> void all_to_allv(const T* send, std::span<const std::size_t> send_counts,
-///       std::span<const std::size_t> send_at, T* recv, std::span<const std::size_t> recv_counts,
-///       std::span<const std::size_t> recv_at, stream_type) const;
-///   template <class T> void reduce_scatterv(const T* send, T* recv,
-///       std::span<const std::size_t> recv_counts, op, stream_type) const;
+///   void all_to_allv(const void* send, std::span<const std::size_t> send_counts,
+///       std::span<const std::size_t> send_at, void* recv, std::span<const std::size_t> recv_counts,
+///       std::span<const std::size_t> recv_at, element_type, stream_type) const;
+///   void reduce_scatterv(const void* send, void* recv, std::span<const std::size_t> recv_counts,
+///       element_type, op, stream_type) const;
 ///
 /// One optional free function, found by argument-dependent lookup (both backends have it):
 ///
@@ -147,22 +169,11 @@ concept stream_watchable = requires(const C& c, int to, int& from, const std::ui
 /// options ask for the nodes (topology, intra_node, node_major); without it those options
 /// throw on every rank.
 
-/// Typed collectives every backend provides, as member templates (checked where used; a
-/// concept cannot quantify over T). T must map to a native datatype at compile time, or the
-/// call is a static_assert naming T. Counts are elements. send == recv means in place.
-/// `peer`/`dest`/`source` are ranks of this communicator; -1 means none (MPI_PROC_NULL).
-///
-///   template <class T> void all_reduce(const T* send, T* recv, std::size_t count, op, stream_type) const;
-///   template <class T> void reduce(const T* send, T* recv, std::size_t count, op, int root, stream_type) const;
-///   template <class T> void broadcast(T* buf, std::size_t count, int root, stream_type) const;
-///   template <class T> void all_gather(const T* send, T* recv, std::size_t send_count, stream_type) const;
-///   template <class T> void reduce_scatter(const T* send, T* recv, std::size_t recv_count, op, stream_type) const;
-///   template <class T> void all_to_all(const T* send, T* recv, std::size_t count_per_rank, stream_type) const;
-///   void barrier(stream_type) const;
-///   template <class T> void sendrecv(const T* send, std::size_t send_count, int dest,
-///                                    T* recv, std::size_t recv_count, int source, stream_type) const;
-///
-/// device_mesh adds the checks that need the mesh (buffer sizes divisible by the dim size,
-/// roots in range) and forwards to these.
+/// The collectives above are what device_mesh calls, each compiled once per backend (the typed
+/// layer checks the buffers and turns T into element_type_of<T>, the backend maps the
+/// element type to its datatype at run time). device_mesh adds the checks that need the mesh
+/// (buffer sizes divisible by the dim size, roots in range) and forwards to these. The shipped
+/// backends also keep typed members over pointers to T (all_reduce(const T*, T*, n, op)...)
+/// for code that calls a communicator directly; those are conveniences, not the contract.
 
 }  // namespace devmesh

@@ -2,12 +2,12 @@
 // one count per rank and, optionally, one displacement per rank (none: packed in rank order).
 // Both backends read their arguments through it; MPI then checks that each fits an int.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "algorithm.hpp"
 #include "../core/diagnostics.hpp"
 
 namespace devmesh::detail {

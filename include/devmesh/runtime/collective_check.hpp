@@ -15,31 +15,13 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithm.hpp"
 #include "backend.hpp"
 #include "consensus.hpp"
 #include "deadline.hpp"
 #include "digest.hpp"
+#include "element_type.hpp"
 
 namespace devmesh::detail {
-
-/// T's name as the compiler spells it ("float", "std::complex<double>").
-template <class T>
-constexpr std::string_view type_name() {
-#if defined(__clang__) || defined(__GNUC__)
-  std::string_view f = __PRETTY_FUNCTION__;
-  const auto b = f.find("T = ");
-  if (b == std::string_view::npos) return "?";
-  f.remove_prefix(b + 4);
-  return f.substr(0, f.find_first_of(";]"));
-#else
-  return "?";
-#endif
-}
-
-/// type_name<T>() computed once, at compile time (the flight recorder reads it per call).
-template <class T>
-inline constexpr std::string_view type_name_v = type_name<T>();
 
 /// What one rank is about to do. Fields that do not apply are 0.
 struct call_signature {
@@ -57,10 +39,11 @@ inline constexpr const char* call_names[] = {"all_reduce", "reduce", "broadcast"
                                              "all_to_all", "barrier",  "shift"};
 enum class call : std::uint64_t { all_reduce, reduce, broadcast, all_gather, reduce_scatter, all_to_all, barrier, shift };
 
-template <class T>
-call_signature signature(call what, std::size_t n_send, std::size_t n_recv, long long root, int reduction) {
-  return {static_cast<std::uint64_t>(what),  sha256(type_name<T>())[0], n_send, n_recv,
-          static_cast<std::uint64_t>(root), static_cast<std::uint64_t>(reduction), sizeof(T)};
+/// What a rank calls: `what` over elements of type t.
+inline call_signature signature(call what, element_type t, std::size_t n_send, std::size_t n_recv, long long root,
+                                int reduction) {
+  return {static_cast<std::uint64_t>(what),  sha256(t.name)[0], n_send, n_recv,
+          static_cast<std::uint64_t>(root), static_cast<std::uint64_t>(reduction), t.size};
 }
 
 /// "count: rank 1 has 4, ranks 0,2-3 have 8"

@@ -14,6 +14,7 @@
 #pragma once
 #include <concepts>
 #include <cstddef>
+#include <iterator>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -22,8 +23,8 @@
 #include "../core/fixed_string.hpp"
 #include "backend.hpp"
 #include "collective_calls.hpp"
-#include "range_access.hpp"  // std::ranges::begin/end/data/size, the iterator concepts: no <ranges> needed
 #include "dim_select.hpp"
+#include "element_type.hpp"
 
 namespace devmesh {
 
@@ -129,6 +130,31 @@ constexpr bool check_buffers() {
   }
 }
 
+/// T as the element type of a collective on Comm: a static_assert naming T and the backend
+/// when the backend has no datatype for it (error::unsupported_element_type<T, backend>).
+template <class T, class Comm>
+constexpr element_type element_for() {
+  if constexpr (Comm::template carries<T>) {
+    return element_type_of<T>;
+  } else {
+    require<false, error::unsupported_element_type<std::remove_cv_t<T>, Comm>>();
+    return {};
+  }
+}
+/// The same for a reduction, which std::byte (no arithmetic) cannot be.
+template <class T, class Comm>
+constexpr element_type reduced_for() {
+  static_assert(!std::is_same_v<std::remove_cv_t<T>, std::byte>,
+                "devmesh: std::byte has no arithmetic, so reductions (all_reduce, reduce, reduce_scatter) on it are "
+                "errors; reduce std::uint8_t instead (std::byte is for moves: broadcast, all_gather, all_to_all, "
+                "shift)");
+  return element_for<T, Comm>();
+}
+/// The element type of a collective's buffer R on Comm (element_for; reduced_for when `reduction`).
+template <class R, class Comm, bool reduction = false>
+inline constexpr element_type element_of_buffer =
+    reduction ? reduced_for<element_t<R>, Comm>() : element_for<element_t<R>, Comm>();
+
 }  // namespace detail
 
 /// The typed collectives of Mesh (a device_mesh, which derives from this): each member on
@@ -146,7 +172,8 @@ class collectives_of {
   void all_reduce(R&& buf, op o, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>())
       detail::all_reduce_on(site(dim<N>, "all_reduce"), std::ranges::data(buf), std::ranges::data(buf),
-                            std::ranges::size(buf), std::ranges::size(buf), o, s);
+                            std::ranges::size(buf), std::ranges::size(buf), detail::element_of_buffer<R, Comm, true>, o,
+                            s);
   }
   /// `mesh.all_reduce<"dp">(send, recv, dm::op::sum)`: recv becomes the reduction of every
   /// rank's send over dim N (out of place).
@@ -154,7 +181,8 @@ class collectives_of {
   void all_reduce(S&& send, R&& recv, op o, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
       detail::all_reduce_on(site(dim<N>, "all_reduce"), std::ranges::data(send), std::ranges::data(recv),
-                            std::ranges::size(send), std::ranges::size(recv), o, s);
+                            std::ranges::size(send), std::ranges::size(recv), detail::element_of_buffer<S, Comm, true>,
+                            o, s);
   }
   /// `mesh.reduce<"dp">(buf, dm::op::sum, root)`: the reduction onto the rank with local rank
   /// `root` along dim N (in place on root).
@@ -162,7 +190,7 @@ class collectives_of {
   void reduce(R&& buf, op o, int root, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>())
       detail::reduce_on(site(dim<N>, "reduce"), std::ranges::data(buf), std::ranges::data(buf), std::ranges::size(buf),
-                        std::ranges::size(buf), o, root, s);
+                        std::ranges::size(buf), detail::element_of_buffer<R, Comm, true>, o, root, s);
   }
   /// `mesh.reduce<"dp">(send, recv, dm::op::sum, root)`: recv on local rank `root` along dim N
   /// becomes the reduction of every rank's send (recv is not written elsewhere).
@@ -170,14 +198,16 @@ class collectives_of {
   void reduce(S&& send, R&& recv, op o, int root, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
       detail::reduce_on(site(dim<N>, "reduce"), std::ranges::data(send), std::ranges::data(recv),
-                        std::ranges::size(send), std::ranges::size(recv), o, root, s);
+                        std::ranges::size(send), std::ranges::size(recv), detail::element_of_buffer<S, Comm, true>, o,
+                        root, s);
   }
   /// `mesh.broadcast<"tp">(buf, root)`: buf on local rank `root` along dim N, copied to every
   /// rank of its group.
   template <fixed_string N = "", class R>
   void broadcast(R&& buf, int root, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>())
-      detail::broadcast_on(site(dim<N>, "broadcast"), std::ranges::data(buf), std::ranges::size(buf), root, s);
+      detail::broadcast_on(site(dim<N>, "broadcast"), std::ranges::data(buf), std::ranges::size(buf),
+                           detail::element_of_buffer<R, Comm>, root, s);
   }
   /// `mesh.all_gather<"shard">(send, recv)`: recv becomes the concatenation of every rank's
   /// send, in local-rank order along dim N.
@@ -186,7 +216,7 @@ class collectives_of {
   void all_gather(S&& send, R&& recv, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
       detail::all_gather_on(site(dim<N>, "all_gather"), std::ranges::data(send), std::ranges::data(recv),
-                            std::ranges::size(send), std::ranges::size(recv), s);
+                            std::ranges::size(send), std::ranges::size(recv), detail::element_of_buffer<S, Comm>, s);
   }
   /// `mesh.reduce_scatter<"shard">(send, recv, dm::op::avg)`: recv becomes block
   /// `local_rank<N>()` of the reduction of every rank's send.
@@ -195,7 +225,8 @@ class collectives_of {
   void reduce_scatter(S&& send, R&& recv, op o, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
       detail::reduce_scatter_on(site(dim<N>, "reduce_scatter"), std::ranges::data(send), std::ranges::data(recv),
-                                std::ranges::size(send), std::ranges::size(recv), o, s);
+                                std::ranges::size(send), std::ranges::size(recv),
+                                detail::element_of_buffer<S, Comm, true>, o, s);
   }
   /// `mesh.all_to_all<"ep">(send, recv)`: block j of send goes to local rank j along dim N;
   /// block i of recv comes from local rank i.
@@ -204,7 +235,7 @@ class collectives_of {
   void all_to_all(S&& send, R&& recv, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
       detail::all_to_all_on(site(dim<N>, "all_to_all"), std::ranges::data(send), std::ranges::data(recv),
-                            std::ranges::size(send), std::ranges::size(recv), s);
+                            std::ranges::size(send), std::ranges::size(recv), detail::element_of_buffer<S, Comm>, s);
   }
   /// `mesh.barrier<"dp">()`: blocks until every rank of this rank's group along dim N has
   /// called it (NCCL: enqueued on the stream).
@@ -228,8 +259,8 @@ class collectives_of {
     if constexpr (detail::check_buffers<S, R>()) {
       const auto on = site(dim<N>, "shift");
       detail::shift_on(on, peers(dim<N>, displacement, periodic, "shift"), std::ranges::data(send),
-                       std::ranges::data(recv), std::ranges::size(send), std::ranges::size(recv), displacement,
-                       periodic, s);
+                       std::ranges::data(recv), std::ranges::size(send), std::ranges::size(recv),
+                       detail::element_of_buffer<S, Comm>, displacement, periodic, s);
     }
   }
   /// `mesh.send_next<"pp">(activations)`: sends to local rank + 1 along dim N. Pipeline
@@ -241,7 +272,7 @@ class collectives_of {
     if constexpr (detail::check_send_buffer<S>()) {
       const auto on = site(dim<N>, "send_next");
       detail::send_next_on(on, peers(dim<N>, 1, periodic, "send_next").second, std::ranges::data(send),
-                           std::ranges::size(send), s);
+                           std::ranges::size(send), detail::element_of_buffer<S, Comm>, s);
     }
   }
   /// `mesh.recv_prev<"pp">(activations)`: receives recv from local rank - 1 along dim N (the
@@ -252,7 +283,7 @@ class collectives_of {
     if constexpr (detail::check_recv_buffer<R>()) {
       const auto on = site(dim<N>, "recv_prev");
       detail::recv_prev_on(on, peers(dim<N>, 1, periodic, "recv_prev").first, std::ranges::data(recv),
-                           std::ranges::size(recv), s);
+                           std::ranges::size(recv), detail::element_of_buffer<R, Comm>, s);
     }
   }
 

@@ -4,13 +4,13 @@
 // exactly when those are equal, whatever their names or history. So slices find their dims
 // here and create nothing, and flattening twice creates nothing.
 #pragma once
+#include <algorithm>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "owned.hpp"
-#include "algorithm.hpp"
 #include "../core/layout.hpp"
 #include "backend.hpp"
 #include "flight_recorder.hpp"
@@ -33,7 +33,7 @@ template <communicator Comm>
 struct comm_entry : channel {
   group_key key;
   std::string options;  // the dim's options (options_key): sharing needs equal ones
-  shared<Comm> comm;
+  std::shared_ptr<Comm> comm;
 };
 
 /// The cache, in creation order. Entries never move (each is an owned entry), so a handle may
@@ -42,7 +42,7 @@ template <communicator Comm>
 class comm_cache {
  public:
   using entry = comm_entry<Comm>;
-  using entry_list = std::vector<owned<entry>>;
+  using entry_list = std::vector<std::unique_ptr<entry>>;
 
   comm_cache() = default;
   comm_cache(const comm_cache&) = delete;
@@ -59,7 +59,7 @@ class comm_cache {
   }
   /// True if a communicator was made for a dim named `name` (any groups).
   bool has_name(std::string_view name) const {
-    return detail::any_of(entries_.begin(), entries_.end(), [&](const auto& e) { return e->name == name; });
+    return std::any_of(entries_.begin(), entries_.end(), [&](const auto& e) { return e->name == name; });
   }
   /// A communicator with groups k made with options `opts`, among the cached ones and those
   /// `made` by the step under way (share_equal_groups).

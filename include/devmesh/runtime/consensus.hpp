@@ -6,6 +6,7 @@
 // rank on the common path (an all-reduce of a few words); only a failure gathers
 // per-rank text, to say who differs and how.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -15,7 +16,6 @@
 #include <utility>
 #include <vector>
 
-#include "algorithm.hpp"
 #include "backend.hpp"
 #include "deadline.hpp"
 #include "../core/diagnostics.hpp"
@@ -38,7 +38,7 @@ std::vector<std::vector<int>> rank_groups(std::size_t n, Same same) {
   std::vector<std::vector<int>> groups;
   for (std::size_t r = 0; r < n; ++r) {
     const int rank = static_cast<int>(r);
-    auto it = detail::find_if(groups.begin(), groups.end(),
+    auto it = std::find_if(groups.begin(), groups.end(),
                               [&](const std::vector<int>& g) { return same(g[0], rank); });
     if (it == groups.end())
       groups.emplace_back().push_back(rank);
@@ -164,7 +164,7 @@ template <communicator Comm>
     const auto x = static_cast<std::size_t>(a), y = static_cast<std::size_t>(b);
     return summaries[x] == summaries[y] && details[x] == details[y];
   });
-  detail::sort(groups.begin(), groups.end(), [](auto& a, auto& b) { return a.size() < b.size(); });
+  std::stable_sort(groups.begin(), groups.end(), [](auto& a, auto& b) { return a.size() < b.size(); });
   auto of = [&](const std::vector<std::string>& texts, const std::vector<int>& g) -> const std::string& {
     return texts[static_cast<std::size_t>(g[0])];
   };

@@ -4,14 +4,14 @@
 // a failure on some rank makes every rank throw and nothing half-made is cached.
 #pragma once
 #include <exception>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "sync.hpp"
-#include "owned.hpp"
 #include "../core/group.hpp"
 #include "backend.hpp"
 #include "consensus.hpp"
@@ -47,10 +47,10 @@ std::string split_one(const mesh_state<Comm>& st, const Comm& parent, numbering 
     auto opts = named_options(st.options.for_dim(e.name), e.name);
     if constexpr (requires { parent.split_group(std::span<const int>(), opts); }) {
       const std::vector<int> ranks = group_ranks(st, m, d, parent_numbering);
-      e.comm = shared<Comm>::make(parent.split_group(std::span<const int>(ranks), opts));
+      e.comm = std::make_shared<Comm>(parent.split_group(std::span<const int>(ranks), opts));
     } else {
       const split_args sa = st.is_member() ? m.comm_split(st.position, d) : split_args{no_color, 0};
-      e.comm = shared<Comm>::make(parent.split(sa.color, sa.key, opts));
+      e.comm = std::make_shared<Comm>(parent.split(sa.color, sa.key, opts));
     }
   } catch (const std::exception& x) {
     // A backend that invalidated the parent (NCCL aborts it) agreed on the failure
@@ -75,7 +75,7 @@ void create(mesh_state<Comm>& st, const Comm& parent, numbering parent_numbering
   for (int d = first; d < last; ++d) {
     group_key key = group_key_of(m, d);
     if (st.cache.find(m.name(d), key)) continue;
-    auto e = owned<comm_entry<Comm>>::make();
+    auto e = std::make_unique<comm_entry<Comm>>();
     e->name = std::string(m.name(d));
     e->key = std::move(key);
     e->options = st.options_of(e->name);

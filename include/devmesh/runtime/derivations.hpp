@@ -3,12 +3,12 @@
 // derived mesh shares its root's state; slices and concatenations create nothing, flatten and
 // unflatten create the missing communicators (collective; recorded in the flight record).
 #pragma once
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "owned.hpp"
 #include "../core/diagnostics.hpp"
 #include "../core/dim.hpp"
 #include "../core/fixed_string.hpp"
@@ -26,7 +26,7 @@ class device_mesh;
 
 namespace detail {
 template <class Layout, communicator Comm>
-device_mesh<Layout, Comm> make_device_mesh(const Layout& l, shared<mesh_state<Comm>> s);
+device_mesh<Layout, Comm> make_device_mesh(const Layout& l, std::shared_ptr<mesh_state<Comm>> s);
 }  // namespace detail
 
 /// The derivations of Mesh (a device_mesh, which derives from this): slice, operator[],

@@ -16,8 +16,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <iosfwd>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,7 +26,6 @@
 #include <utility>
 #include <vector>
 
-#include "owned.hpp"
 #include "../core/diagnostics.hpp"
 #include "../core/dim.hpp"
 #include "../core/fixed_string.hpp"
@@ -49,7 +49,7 @@ namespace devmesh {
 namespace detail {
 // Declared with device_mesh in derivations.hpp.
 template <class Layout, communicator Comm>
-device_mesh<Layout, Comm> make_device_mesh(const Layout& l, shared<mesh_state<Comm>> s) {
+device_mesh<Layout, Comm> make_device_mesh(const Layout& l, std::shared_ptr<mesh_state<Comm>> s) {
   return device_mesh<Layout, Comm>(l, std::move(s));
 }
 }  // namespace detail
@@ -85,10 +85,10 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   template <class T, class L, communicator C, class I>
   friend void detail::collective_on_dims(const device_mesh<L, C>&, unsigned, std::string_view, std::size_t, I&&);
   template <class L, communicator C>
-  friend device_mesh<L, C> detail::make_device_mesh(const L&, detail::shared<detail::mesh_state<C>>);
+  friend device_mesh<L, C> detail::make_device_mesh(const L&, std::shared_ptr<detail::mesh_state<C>>);
 
   Layout layout_;
-  detail::shared<state_type> state_;
+  std::shared_ptr<state_type> state_;
   // Each dim's communicator, resolved once per handle (eager mode, members): comm<"tp">()
   // and every collective are then a load, not a cache search. Entries never move (the
   // cache owns each one) and live as long as state_.
@@ -96,7 +96,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   bool check_ = false;  // the collective check mode, copied here: off costs one branch
   bool watch_ = false;  // the watchdog, likewise
 
-  device_mesh(const Layout& l, detail::shared<state_type> s)
+  device_mesh(const Layout& l, std::shared_ptr<state_type> s)
       : layout_(l), state_(std::move(s)), check_(state_->check_collectives), watch_(state_->watchdog.count() > 0) {
     if (state_->options.lazy || !state_->is_member()) return;
     for (int d = 0; d < Layout::ndim_with_aliases; ++d)

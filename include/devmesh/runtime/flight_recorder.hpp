@@ -9,16 +9,16 @@
 // a devmesh step's deadline writes it to DIR/devmesh-fr.meshI.rankR.txt, which
 // devmesh/runtime/flight_trace.hpp (examples/11_flight_record --analyze) reads back.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "sync.hpp"
-#include "owned.hpp"
 #include "../core/diagnostics.hpp"
 #include "deadline.hpp"
 
@@ -119,7 +119,7 @@ class flight_recorder {
     std::size_t n = capacity ? 1 : 0;
     while (n && n < capacity) n *= 2;
     capacity_ = n;
-    ring_ = n ? owned<flight_entry[]>::zeroed(n) : nullptr;
+    ring_ = n ? std::make_unique<flight_entry[]>(n) : nullptr;
   }
   std::size_t capacity() const { return capacity_; }
 
@@ -127,7 +127,7 @@ class flight_recorder {
   token start(const channel& c, std::string_view what, std::string_view type, std::uint64_t count) noexcept {
     const std::uint64_t seq = ++c.calls;
     if (!capacity_) return {};
-    const std::uint64_t id = next_.fetch_add(1, word_order::relaxed) + 1;
+    const std::uint64_t id = next_.fetch_add(1, std::memory_order_relaxed) + 1;
     flight_entry& e = ring_[(id - 1) & (capacity_ - 1)];
     e.id = id, e.seq = seq, e.on = &c, e.what = what, e.type = type, e.count = count;  // in place: no temporary
     e.start_ns = ticks(), e.end_ns = 0, e.state = call_state::issued;
@@ -137,7 +137,7 @@ class flight_recorder {
   /// The entries, oldest first, times in steady-clock ns.
   std::vector<flight_entry> entries() const {
     std::vector<flight_entry> out;
-    const std::uint64_t n = next_.load(word_order::relaxed);
+    const std::uint64_t n = next_.load(std::memory_order_relaxed);
     const std::int64_t ticks_now = ticks(), ns_now = steady_ns();
     for (std::uint64_t id = n > capacity_ ? n - capacity_ + 1 : 1; capacity_ && id <= n; ++id) {
       flight_entry e = ring_[(id - 1) & (capacity_ - 1)];
@@ -149,13 +149,13 @@ class flight_recorder {
     return out;
   }
   /// Calls recorded so far (the ring keeps the last capacity() of them).
-  std::uint64_t recorded() const { return next_.load(word_order::relaxed); }
+  std::uint64_t recorded() const { return next_.load(std::memory_order_relaxed); }
 
  private:
-  owned<flight_entry[]> ring_;  // times in ticks
+  std::unique_ptr<flight_entry[]> ring_;  // times in ticks
   std::size_t capacity_ = 0;
   tick_clock clock_;
-  atomic_word<std::uint64_t> next_{0};
+  std::atomic<std::uint64_t> next_{0};
 };
 
 /// A size from the environment variable `var` (a whole number >= 0), else `fallback`.

@@ -3,6 +3,7 @@
 // ranks of the group made and others did not, or that ended differently. What
 // examples/11_flight_record --analyze <dir> prints. Opt-in: not part of devmesh.hpp.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -12,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "algorithm.hpp"
 #include "../core/diagnostics.hpp"
 #include "consensus.hpp"
 #include "flight_recorder.hpp"
@@ -92,7 +92,7 @@ inline std::vector<flight_dump> read_flight_dumps(const std::string& dir) {
   std::vector<flight_dump> dumps;
   for (const auto& f : std::filesystem::directory_iterator(dir))
     if (f.path().filename().string().rfind("devmesh-fr.", 0) == 0) dumps.push_back(read_flight_dump(f.path().string()));
-  detail::sort(dumps.begin(), dumps.end(), [](const flight_dump& a, const flight_dump& b) { return a.rank < b.rank; });
+  std::stable_sort(dumps.begin(), dumps.end(), [](const flight_dump& a, const flight_dump& b) { return a.rank < b.rank; });
   return dumps;
 }
 
@@ -137,7 +137,7 @@ inline std::optional<flight_divergence> group_divergence(const std::vector<fligh
   flight_divergence v{channel, group, 0, {}, {}, {}, {}, {}};
   std::map<int, std::uint64_t> calls;
   for (int r : group) {
-    auto it = detail::find_if(dumps.begin(), dumps.end(), [&](const flight_dump& d) { return d.rank == r; });
+    auto it = std::find_if(dumps.begin(), dumps.end(), [&](const flight_dump& d) { return d.rank == r; });
     if (it == dumps.end()) { v.no_record.push_back(r); continue; }
     for (const auto& c : it->channels)
       if (c.name == channel && c.world_ranks == group) calls[r] = c.calls;
@@ -150,7 +150,7 @@ inline std::optional<flight_divergence> group_divergence(const std::vector<fligh
   for (const auto& rank_calls : calls) {  // not a structured binding: clang 14 cannot capture one
     const int r = rank_calls.first;
     const std::uint64_t c = rank_calls.second;
-    const auto& d = *detail::find_if(dumps.begin(), dumps.end(), [&](const flight_dump& x) { return x.rank == r; });
+    const auto& d = *std::find_if(dumps.begin(), dumps.end(), [&](const flight_dump& x) { return x.rank == r; });
     if (c < v.seq) { v.missing.push_back(r); continue; }
     v.issued.push_back(r);
     if (const auto* e = entry_at(d, channel, v.seq)) {
@@ -168,7 +168,7 @@ inline std::vector<flight_divergence> analyze(const std::vector<flight_dump>& du
   std::vector<std::pair<std::string, std::vector<int>>> groups;
   for (const auto& d : dumps)
     for (const auto& c : d.channels)
-      if (detail::find(groups.begin(), groups.end(), std::pair{c.name, c.world_ranks}) == groups.end())
+      if (std::find(groups.begin(), groups.end(), std::pair{c.name, c.world_ranks}) == groups.end())
         groups.emplace_back(c.name, c.world_ranks);
   std::vector<flight_divergence> out;
   for (const auto& [name, group] : groups)

@@ -4,13 +4,13 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "owned.hpp"
 #include "../core/dim.hpp"
 #include "../core/fixed_string.hpp"
 #include "../core/mesh.hpp"
@@ -113,11 +113,11 @@ device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, 
   detail::settle_placement(*st, layout, step, dl);
   typename detail::comm_cache<C>::entry_list adopted;
   for (int d = 0; d < Layout::ndim; ++d) {
-    auto& e = adopted.emplace_back(detail::owned<detail::comm_entry<C>>::make());
+    auto& e = adopted.emplace_back(std::make_unique<detail::comm_entry<C>>());
     e->name = std::string(Layout::name(d));
     e->key = detail::group_key_of(layout, d);
     e->options = st->options_of(e->name);
-    e->comm = detail::shared<C>::make(std::move(comms[static_cast<std::size_t>(d)]));
+    e->comm = std::make_shared<C>(std::move(comms[static_cast<std::size_t>(d)]));
   }
   st->cache.add(std::move(adopted));
   detail::ensure_all(*st, layout, step, true);

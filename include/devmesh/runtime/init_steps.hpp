@@ -3,6 +3,8 @@
 // (the layout, the world, the rank map and topology options) and the one agreement on them
 // and on the mesh descriptor. Nothing collective runs before that agreement.
 #pragma once
+#include <atomic>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -10,8 +12,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "sync.hpp"
-#include "owned.hpp"
 #include "../core/diagnostics.hpp"
 #include "../core/print.hpp"
 #include "backend.hpp"
@@ -44,8 +44,8 @@ std::string placement_error(const mesh_state<C>& st, const Layout& l, std::strin
 /// The flight recorder and the watchdog of a new root (before its first step).
 template <class C>
 void start_recording(mesh_state<C>& st, const device_mesh_options<C>& o) {
-  static atomic_word<int> roots{0};
-  st.index = roots.fetch_add(1, word_order::relaxed);
+  static std::atomic<int> roots{0};
+  st.index = roots.fetch_add(1, std::memory_order_relaxed);
   st.watchdog = o.resolved_watchdog();
   if constexpr (!watchable<C> && !stream_watchable<C>)
     if (st.watchdog.count() > 0)
@@ -62,9 +62,9 @@ void start_recording(mesh_state<C>& st, const device_mesh_options<C>& o) {
 /// out everywhere instead of hanging). `meanwhile(state)` runs once, while the duplicate is
 /// in flight when the backend can do that (MPI), else after it.
 template <class C, class W, class Meanwhile>
-shared<mesh_state<C>> new_state(W&& world, device_mesh_options<C> options, std::string_view step,
+std::shared_ptr<mesh_state<C>> new_state(W&& world, device_mesh_options<C> options, std::string_view step,
                                          Meanwhile&& meanwhile) {
-  auto st = shared<mesh_state<C>>::make();
+  auto st = std::make_shared<mesh_state<C>>();
   if constexpr (std::is_lvalue_reference_v<W>) {
     st->world = &world;  // borrowed: the caller keeps it alive longer than every handle
   } else {

@@ -3,14 +3,14 @@
 // rank sits (placement), the options, the root's layout and the communicator cache.
 #pragma once
 #include <cstdlib>
-#include <type_traits>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
-#include "sync.hpp"
 #include "../core/diagnostics.hpp"
 #include "../core/print.hpp"
 #include "backend.hpp"

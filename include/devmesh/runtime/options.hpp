@@ -2,6 +2,7 @@
 // communicators and the runtime contract's knobs; the optional hooks a backend's options may
 // have (describe(), a name).
 #pragma once
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <string>
@@ -9,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "algorithm.hpp"
 #include "backend.hpp"
 #include "deadline.hpp"
 
@@ -113,7 +113,7 @@ class options_by_dim {
   // The first entry not before name, and name's entry or end(): for entries_ const or not.
   template <class Entries>
   static auto lower(Entries& entries, std::string_view name) {
-    return detail::lower_bound(entries.begin(), entries.end(), name,
+    return std::lower_bound(entries.begin(), entries.end(), name,
                                [](const value_type& e, std::string_view n) { return std::string_view(e.first) < n; });
   }
   template <class Entries>

@@ -3,11 +3,11 @@
 // mesh tensor, flattened: options.rank_map, or node-major placement) says which world rank
 // holds each position. Row-major world order (position p is world rank p) stores no map.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "algorithm.hpp"
 #include "../core/print.hpp"
 #include "digest.hpp"
 
@@ -108,7 +108,7 @@ struct rank_placement {
     if (rank_map.empty())
       return "it spans world ranks [0, " + std::to_string(root_size) + ") of " + std::to_string(world_size);
     std::vector<int> sorted = rank_map;
-    detail::sort(sorted.begin(), sorted.end());
+    std::stable_sort(sorted.begin(), sorted.end());
     return "its rank map holds world ranks " + rank_ranges(sorted) + " of " + std::to_string(world_size);
   }
 };

@@ -11,6 +11,7 @@
 // the stream returns), the flight record is written (DEVMESH_FLIGHT_RECORD) and the reason
 // is printed; from then on every devmesh call on the root throws comm_error with it.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -23,7 +24,6 @@
 #include <thread>
 #include <vector>
 
-#include "algorithm.hpp"
 #include "../core/diagnostics.hpp"
 #include "backend.hpp"
 #include "comm_cache.hpp"
@@ -103,7 +103,7 @@ class stream_watchdog {
     for (;;) {
       {
         std::lock_guard lk(m_);
-        const auto it = detail::find_if(calls_.begin(), calls_.end(), [id](const call& c) { return c.id == id; });
+        const auto it = std::find_if(calls_.begin(), calls_.end(), [id](const call& c) { return c.id == id; });
         if (it == calls_.end() && !firing_.load()) break;
         if (it == calls_.end() && fired_.load()) break;  // the watchdog ended it: below
         if (it != calls_.end() && Comm::query_event(it->ev) != 0) {  // done (or failed: reported as the thread would)
@@ -182,7 +182,7 @@ class stream_watchdog {
       // query per poll in the steady state (the mutex held briefly: calls enqueue meanwhile).
       while (!calls_.empty() && Comm::query_event(calls_.front().ev) != 0) complete(calls_.begin());
       answer_notes();
-      const auto late = detail::find_if(calls_.begin(), calls_.end(), [](const call& c) { return c.until.passed(); });
+      const auto late = std::find_if(calls_.begin(), calls_.end(), [](const call& c) { return c.until.passed(); });
       if (late == calls_.end() || fired_.load()) continue;
       if (Comm::query_event(late->ev) != 0) {  // done behind a call of another stream: not late
         complete(late);

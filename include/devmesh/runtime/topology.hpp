@@ -23,6 +23,7 @@
 // listed dims are the innermost modes (their blocks are runs of consecutive positions), the
 // map for block placement is the identity, and block placement needs no map at all.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <climits>
@@ -33,14 +34,13 @@
 #include <cstring>
 #include <initializer_list>
 #include <iosfwd>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "algorithm.hpp"
-#include "range_access.hpp"
 #include "../core/basic_mesh.hpp"
 #include "../core/diagnostics.hpp"
 #include "../core/fixed_string.hpp"
@@ -137,15 +137,15 @@ template <class = void>
     world.resize(node_of_rank.size());
     for (std::size_t w = 0; w < world.size(); ++w) world[w] = static_cast<int>(w);
   }
-  detail::sort(world.begin(), world.end());
+  std::stable_sort(world.begin(), world.end());
   std::vector<int> ids(node_of_rank.begin(), node_of_rank.end());
-  detail::sort(ids.begin(), ids.end());
-  ids.erase(detail::unique(ids.begin(), ids.end()), ids.end());
+  std::stable_sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::vector<int> slot(ids.size(), -1);  // dense id -> index in the node_list
   node_list out;
   for (int w : world) {
     const int node = node_of_rank[static_cast<std::size_t>(w)];
-    const auto k = static_cast<std::size_t>(detail::lower_bound(ids.begin(), ids.end(), node) - ids.begin());
+    const auto k = static_cast<std::size_t>(std::lower_bound(ids.begin(), ids.end(), node) - ids.begin());
     if (slot[k] < 0) {
       slot[k] = static_cast<int>(out.id.size());
       out.id.push_back(node);
@@ -160,12 +160,12 @@ template <class = void>
 template <class = void>
 std::vector<int> dense_node_ids(const std::vector<int>& node_at, int& count) {
   std::vector<int> ids = node_at;
-  detail::sort(ids.begin(), ids.end());
-  ids.erase(detail::unique(ids.begin(), ids.end()), ids.end());
+  std::stable_sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   count = static_cast<int>(ids.size());
   std::vector<int> out(node_at.size());
   for (std::size_t p = 0; p < node_at.size(); ++p)
-    out[p] = static_cast<int>(detail::lower_bound(ids.begin(), ids.end(), node_at[p]) - ids.begin());
+    out[p] = static_cast<int>(std::lower_bound(ids.begin(), ids.end(), node_at[p]) - ids.begin());
   return out;
 }
 
@@ -217,7 +217,7 @@ template <class = void>
 std::vector<int> unique_dims(const std::vector<int>& dims) {
   std::vector<int> out;
   for (int d : dims)
-    if (detail::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+    if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
   return out;
 }
 
@@ -323,8 +323,8 @@ template <class = void>
   const std::vector<int> dense = dense_node_ids(node_at, t.nodes);
   std::vector<int> count(static_cast<std::size_t>(t.nodes), 0);
   for (int k : dense) ++count[static_cast<std::size_t>(k)];
-  t.min_ranks_per_node = *detail::min_element(count.begin(), count.end());
-  t.max_ranks_per_node = *detail::max_element(count.begin(), count.end());
+  t.min_ranks_per_node = *std::min_element(count.begin(), count.end());
+  t.max_ranks_per_node = *std::max_element(count.begin(), count.end());
   for (int d = 0; d < static_cast<int>(v.names.size()); ++d) t.dims.push_back(dim_on_nodes(v, d, dense, t.nodes));
   return t;
 }
@@ -549,7 +549,7 @@ std::vector<int> number_nodes(const std::vector<node_key>& keys) {
   std::vector<int> by_key(keys.size()), out(keys.size()), id(keys.size(), -1);
   for (int r = 0; r < n; ++r) by_key[static_cast<std::size_t>(r)] = r;
   const auto key = [&](int r) -> const node_key& { return keys[static_cast<std::size_t>(r)]; };
-  detail::sort(by_key.begin(), by_key.end(), [&](int a, int b) { return key(a) < key(b); });
+  std::stable_sort(by_key.begin(), by_key.end(), [&](int a, int b) { return key(a) < key(b); });
   for (std::size_t i = 0; i < by_key.size(); ++i) {
     const bool first = i == 0 || key(by_key[i - 1]) != key(by_key[i]);
     out[static_cast<std::size_t>(by_key[i])] = first ? by_key[i] : out[static_cast<std::size_t>(by_key[i - 1])];

@@ -27,8 +27,14 @@ struct declared_comm {
   static void group_start();
   static void group_end();
   template <class T>
-  void all_reduce(const T*, T*, std::size_t, devmesh::op, stream_type) const;
-  template <class T>
-  void all_gather(const T*, T*, std::size_t, stream_type) const;
+  static constexpr bool carries = devmesh::known_element<T>;
+  void all_reduce(const void*, void*, std::size_t, devmesh::element_type, devmesh::op, stream_type) const;
+  void reduce(const void*, void*, std::size_t, devmesh::element_type, devmesh::op, int, stream_type) const;
+  void broadcast(void*, std::size_t, devmesh::element_type, int, stream_type) const;
+  void all_gather(const void*, void*, std::size_t, devmesh::element_type, stream_type) const;
+  void reduce_scatter(const void*, void*, std::size_t, devmesh::element_type, devmesh::op, stream_type) const;
+  void all_to_all(const void*, void*, std::size_t, devmesh::element_type, stream_type) const;
+  void barrier(stream_type) const;
+  void sendrecv(const void*, std::size_t, int, void*, std::size_t, int, devmesh::element_type, stream_type) const;
 };
 static_assert(devmesh::communicator<declared_comm>);

@@ -15,14 +15,16 @@ function(check_devmesh_is_subproject dir)
   if(subdirs)
     message(FATAL_ERROR "devmesh: a subproject devmesh added directories: ${subdirs}")
   endif()
-  # Only INTERFACE libraries (devmesh and its backends): no test, example or bench target.
+  # Only libraries: the INTERFACE ones (the headers, the backends) and the compiled runtime's
+  # static ones: no test, example or bench target.
   get_directory_property(targets DIRECTORY "${dir}" BUILDSYSTEM_TARGETS)
   if(NOT "devmesh" IN_LIST targets)
     message(FATAL_ERROR "devmesh: target devmesh not found among ${targets}")
   endif()
   foreach(t IN LISTS targets)
     get_target_property(type ${t} TYPE)
-    if(NOT type STREQUAL "INTERFACE_LIBRARY")
+    if(NOT type STREQUAL "INTERFACE_LIBRARY" AND
+       NOT (type STREQUAL "STATIC_LIBRARY" AND t MATCHES "^devmesh_(runtime|mpi|nccl_lib)$"))
       message(FATAL_ERROR "devmesh: a subproject devmesh defined the ${type} target ${t}")
     endif()
   endforeach()

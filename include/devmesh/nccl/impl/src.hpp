@@ -1,0 +1,13 @@
+// devmesh/nccl/impl/src.hpp: the NCCL backend's compiled part: its own calls, and the
+// runtime's backend-generic code instantiated for dm::nccl::communicator (docs/design.md,
+// "Compiled once"). Included by exactly one translation unit, compiled with
+// DEVMESH_SEPARATE_COMPILATION and DEVMESH_WITH_NCCL: the CMake target devmesh::nccl builds
+// it, and <devmesh/src.hpp> includes it for builds without CMake.
+#pragma once
+#if !defined(DEVMESH_SEPARATE_COMPILATION)
+#error "devmesh/nccl/impl/src.hpp is compiled with DEVMESH_SEPARATE_COMPILATION (docs/quickstart.md)"
+#endif
+#include "../../nccl.hpp"
+// The backend's own calls.
+#include "collectives.ipp"
+#include "collectives_v.ipp"

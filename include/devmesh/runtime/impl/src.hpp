@@ -1,0 +1,10 @@
+// devmesh/runtime/impl/src.hpp: the runtime's compiled part, what every backend shares
+// (docs/design.md, "Compiled once"). Included by exactly one translation unit, compiled with
+// DEVMESH_SEPARATE_COMPILATION: the CMake target devmesh::runtime builds it, and
+// <devmesh/src.hpp> includes it for builds without CMake.
+#pragma once
+#if !defined(DEVMESH_SEPARATE_COMPILATION)
+#error "devmesh/runtime/impl/src.hpp is compiled with DEVMESH_SEPARATE_COMPILATION (docs/quickstart.md)"
+#endif
+#include "../../core/config.hpp"
+#include "deadline.ipp"
