@@ -4,7 +4,7 @@
 #pragma once
 #include "devmesh.hpp"
 #include "sharding.hpp"
-#include "runtime/dims_comm.hpp"
+#include "runtime/device_mesh.hpp"
 #include "redistribute/steps.hpp"
 #include "redistribute/redistribute.hpp"
 #include "redistribute/distribute.hpp"

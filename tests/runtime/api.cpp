@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <devmesh/devmesh.hpp>
+#include <devmesh/runtime/impl/consensus.hpp>  // rank_groups, an implementation detail tested here
 
 #include "../mpi/mpi_doctest.hpp"
 

@@ -23,7 +23,6 @@
 #include "../runtime/backend.hpp"
 #include "../runtime/deadline.hpp"
 #include "../runtime/element_type.hpp"
-#include "../runtime/stream_watchdog.hpp"  // its watchdog (stream_watchable below)
 #include "collectives.hpp"
 #include "collectives_v.hpp"
 #include "control.hpp"
@@ -88,7 +87,7 @@ class communicator {
   /// abort(), and every later call's comm_error says `why` (the watchdog's reason).
   void abort(const std::string& why) noexcept { h_.abort(why.c_str()); }
 
-  // ---- the watchdog (runtime/stream_watchdog.hpp) ---------------------------------------
+  // ---- the watchdog (runtime/impl/stream_watchdog.hpp) ---------------------------------------
   /// Collectives run on streams: the watchdog watches each through an event recorded after it
   /// (the last argument of every typed collective, a watch*).
   static constexpr bool stream_watchable = true;

@@ -18,7 +18,7 @@
 
 #include <unistd.h>
 
-#include "../runtime/consensus.hpp"
+#include "../runtime/impl/consensus.hpp"
 #include "../runtime/deadline.hpp"
 #include "../core/diagnostics.hpp"
 #include "../runtime/digest.hpp"

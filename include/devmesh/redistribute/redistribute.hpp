@@ -1,7 +1,7 @@
 // devmesh/redistribute/redistribute.hpp: DTensor's redistribute on a device_mesh: a rank's
 // block of a tensor under one spec becomes its block under another, by the plan of
 // sharding/plan.hpp run step by step on the mesh's communicators (a step over several dims on
-// their flattened group's, made once and cached: runtime/dims_comm.hpp).
+// their flattened group's, made once and cached: mesh_runtime<Comm>::dims_entry).
 //
 //   dm::redistribute(mesh, from, to, dm::dextents<2>(13, 6), in, out);   // every rank of mesh
 //
@@ -19,7 +19,7 @@
 
 #include "../core/diagnostics.hpp"
 #include "../runtime/backend.hpp"
-#include "../runtime/collective_check.hpp"
+#include "../runtime/element_type.hpp"
 #include "../runtime/device_mesh.hpp"
 #include "../sharding/plan.hpp"
 #include "../sharding/spec.hpp"

@@ -22,7 +22,7 @@
 #include "../core/diagnostics.hpp"
 #include "../core/fixed_string.hpp"
 #include "backend.hpp"
-#include "collective_calls.hpp"
+#include "mesh_runtime.hpp"
 #include "dim_select.hpp"
 #include "element_type.hpp"
 
@@ -130,6 +130,16 @@ constexpr bool check_buffers() {
   }
 }
 
+/// {source, dest} at `displacement` from coordinate `me` on a dim of `n` (-1 past either end
+/// unless periodic), as MPI_Cart_shift.
+inline std::pair<int, int> shift_peers(int n, int me, int displacement, bool periodic) {
+  auto peer = [&](long long p) {
+    if (periodic) return static_cast<int>(((p % n) + n) % n);
+    return p < 0 || p >= n ? -1 : static_cast<int>(p);
+  };
+  return {peer(static_cast<long long>(me) - displacement), peer(static_cast<long long>(me) + displacement)};
+}
+
 /// T as the element type of a collective on Comm: a static_assert naming T and the backend
 /// when the backend has no datatype for it (error::unsupported_element_type<T, backend>).
 template <class T, class Comm>
@@ -171,7 +181,7 @@ class collectives_of {
   template <fixed_string N = "", class R>
   void all_reduce(R&& buf, op o, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>())
-      detail::all_reduce_on(site(dim<N>, "all_reduce"), std::ranges::data(buf), std::ranges::data(buf),
+      detail::mesh_runtime<Comm>::all_reduce(site(dim<N>, "all_reduce"), std::ranges::data(buf), std::ranges::data(buf),
                             std::ranges::size(buf), std::ranges::size(buf), detail::element_of_buffer<R, Comm, true>, o,
                             s);
   }
@@ -180,7 +190,7 @@ class collectives_of {
   template <fixed_string N = "", class S, class R>
   void all_reduce(S&& send, R&& recv, op o, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
-      detail::all_reduce_on(site(dim<N>, "all_reduce"), std::ranges::data(send), std::ranges::data(recv),
+      detail::mesh_runtime<Comm>::all_reduce(site(dim<N>, "all_reduce"), std::ranges::data(send), std::ranges::data(recv),
                             std::ranges::size(send), std::ranges::size(recv), detail::element_of_buffer<S, Comm, true>,
                             o, s);
   }
@@ -189,7 +199,7 @@ class collectives_of {
   template <fixed_string N = "", class R>
   void reduce(R&& buf, op o, int root, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>())
-      detail::reduce_on(site(dim<N>, "reduce"), std::ranges::data(buf), std::ranges::data(buf), std::ranges::size(buf),
+      detail::mesh_runtime<Comm>::reduce(site(dim<N>, "reduce"), std::ranges::data(buf), std::ranges::data(buf), std::ranges::size(buf),
                         std::ranges::size(buf), detail::element_of_buffer<R, Comm, true>, o, root, s);
   }
   /// `mesh.reduce<"dp">(send, recv, dm::op::sum, root)`: recv on local rank `root` along dim N
@@ -197,7 +207,7 @@ class collectives_of {
   template <fixed_string N = "", class S, class R>
   void reduce(S&& send, R&& recv, op o, int root, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
-      detail::reduce_on(site(dim<N>, "reduce"), std::ranges::data(send), std::ranges::data(recv),
+      detail::mesh_runtime<Comm>::reduce(site(dim<N>, "reduce"), std::ranges::data(send), std::ranges::data(recv),
                         std::ranges::size(send), std::ranges::size(recv), detail::element_of_buffer<S, Comm, true>, o,
                         root, s);
   }
@@ -206,7 +216,7 @@ class collectives_of {
   template <fixed_string N = "", class R>
   void broadcast(R&& buf, int root, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>())
-      detail::broadcast_on(site(dim<N>, "broadcast"), std::ranges::data(buf), std::ranges::size(buf),
+      detail::mesh_runtime<Comm>::broadcast(site(dim<N>, "broadcast"), std::ranges::data(buf), std::ranges::size(buf),
                            detail::element_of_buffer<R, Comm>, root, s);
   }
   /// `mesh.all_gather<"shard">(send, recv)`: recv becomes the concatenation of every rank's
@@ -215,7 +225,7 @@ class collectives_of {
   template <fixed_string N = "", class S, class R>
   void all_gather(S&& send, R&& recv, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
-      detail::all_gather_on(site(dim<N>, "all_gather"), std::ranges::data(send), std::ranges::data(recv),
+      detail::mesh_runtime<Comm>::all_gather(site(dim<N>, "all_gather"), std::ranges::data(send), std::ranges::data(recv),
                             std::ranges::size(send), std::ranges::size(recv), detail::element_of_buffer<S, Comm>, s);
   }
   /// `mesh.reduce_scatter<"shard">(send, recv, dm::op::avg)`: recv becomes block
@@ -224,7 +234,7 @@ class collectives_of {
   template <fixed_string N = "", class S, class R>
   void reduce_scatter(S&& send, R&& recv, op o, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
-      detail::reduce_scatter_on(site(dim<N>, "reduce_scatter"), std::ranges::data(send), std::ranges::data(recv),
+      detail::mesh_runtime<Comm>::reduce_scatter(site(dim<N>, "reduce_scatter"), std::ranges::data(send), std::ranges::data(recv),
                                 std::ranges::size(send), std::ranges::size(recv),
                                 detail::element_of_buffer<S, Comm, true>, o, s);
   }
@@ -234,14 +244,14 @@ class collectives_of {
   template <fixed_string N = "", class S, class R>
   void all_to_all(S&& send, R&& recv, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>())
-      detail::all_to_all_on(site(dim<N>, "all_to_all"), std::ranges::data(send), std::ranges::data(recv),
+      detail::mesh_runtime<Comm>::all_to_all(site(dim<N>, "all_to_all"), std::ranges::data(send), std::ranges::data(recv),
                             std::ranges::size(send), std::ranges::size(recv), detail::element_of_buffer<S, Comm>, s);
   }
   /// `mesh.barrier<"dp">()`: blocks until every rank of this rank's group along dim N has
   /// called it (NCCL: enqueued on the stream).
   template <fixed_string N = "">
   void barrier(stream_type s = {}) const {
-    detail::barrier_on(site(dim<N>, "barrier"), s);
+    detail::mesh_runtime<Comm>::barrier(site(dim<N>, "barrier"), s);
   }
   /// `auto [src, dst] = mesh.shift_peers<"pp">(1)`: the neighbours along dim N at
   /// `displacement`, as MPI_Cart_shift: {source, dest} local ranks (-1 past either end unless
@@ -258,9 +268,10 @@ class collectives_of {
   void shift(S&& send, R&& recv, int displacement = 1, bool periodic = false, stream_type s = {}) const {
     if constexpr (detail::check_buffers<S, R>()) {
       const auto on = site(dim<N>, "shift");
-      detail::shift_on(on, peers(dim<N>, displacement, periodic, "shift"), std::ranges::data(send),
-                       std::ranges::data(recv), std::ranges::size(send), std::ranges::size(recv),
-                       detail::element_of_buffer<S, Comm>, displacement, periodic, s);
+      const auto [source, dest] = peers(dim<N>, displacement, periodic, "shift");
+      detail::mesh_runtime<Comm>::shift(on, source, dest, std::ranges::data(send), std::ranges::data(recv),
+                                        std::ranges::size(send), std::ranges::size(recv),
+                                        detail::element_of_buffer<S, Comm>, displacement, periodic, s);
     }
   }
   /// `mesh.send_next<"pp">(activations)`: sends to local rank + 1 along dim N. Pipeline
@@ -271,7 +282,7 @@ class collectives_of {
   void send_next(S&& send, bool periodic = false, stream_type s = {}) const {
     if constexpr (detail::check_send_buffer<S>()) {
       const auto on = site(dim<N>, "send_next");
-      detail::send_next_on(on, peers(dim<N>, 1, periodic, "send_next").second, std::ranges::data(send),
+      detail::mesh_runtime<Comm>::send_next(on, peers(dim<N>, 1, periodic, "send_next").second, std::ranges::data(send),
                            std::ranges::size(send), detail::element_of_buffer<S, Comm>, s);
     }
   }
@@ -282,7 +293,7 @@ class collectives_of {
   void recv_prev(R&& recv, bool periodic = false, stream_type s = {}) const {
     if constexpr (detail::check_recv_buffer<R>()) {
       const auto on = site(dim<N>, "recv_prev");
-      detail::recv_prev_on(on, peers(dim<N>, 1, periodic, "recv_prev").first, std::ranges::data(recv),
+      detail::mesh_runtime<Comm>::recv_prev(on, peers(dim<N>, 1, periodic, "recv_prev").first, std::ranges::data(recv),
                            std::ranges::size(recv), detail::element_of_buffer<R, Comm>, s);
     }
   }

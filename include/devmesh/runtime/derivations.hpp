@@ -14,10 +14,8 @@
 #include "../core/fixed_string.hpp"
 #include "../core/print.hpp"
 #include "backend.hpp"
-#include "create_comms.hpp"
-#include "deadline.hpp"
-#include "flight_recorder.hpp"
-#include "mesh_state.hpp"
+#include "mesh_runtime.hpp"
+#include "root_state.hpp"
 
 namespace devmesh {
 
@@ -26,7 +24,7 @@ class device_mesh;
 
 namespace detail {
 template <class Layout, communicator Comm>
-device_mesh<Layout, Comm> make_device_mesh(const Layout& l, std::shared_ptr<mesh_state<Comm>> s);
+device_mesh<Layout, Comm> make_device_mesh(const Layout& l, std::shared_ptr<root_state<Comm>> s);
 }  // namespace detail
 
 /// The derivations of Mesh (a device_mesh, which derives from this): slice, operator[],
@@ -101,25 +99,7 @@ class derivations_of {
                               std::span<const std::string_view> new_dims = {},
                               const typename Comm::options_type* backend_options = nullptr) const {
     auto& s = self().state(what);
-    if (!creating) return detail::make_device_mesh(l, self().state_);
-    std::string step = what;
-    std::vector<std::string> added;
-    if (backend_options) step += s.set_call_options(new_dims, *backend_options, what, added);
-    const auto recorded = s.recorder.start(s.steps, what, {}, 0);
-    try {
-      detail::ensure_all(s, l, step);
-      recorded.finish(call_state::completed);
-    } catch (const timeout_error& x) {
-      recorded.finish(call_state::timed_out);
-      for (const auto& name : added) s.options.per_dim.erase(name);
-      const std::string dumped = s.dump_record();
-      if (dumped.empty()) throw;
-      throw timeout_error(x.what() + dumped);
-    } catch (...) {
-      recorded.finish(call_state::failed);
-      for (const auto& name : added) s.options.per_dim.erase(name);  // as before the call
-      throw;
-    }
+    if (creating) detail::mesh_runtime<Comm>::derive(s, detail::describe_layout(l), what, new_dims, backend_options);
     return detail::make_device_mesh(l, self().state_);
   }
 };

@@ -5,13 +5,15 @@
 //   mesh.all_reduce<"dp">(grad, dm::op::sum);          // collectives.hpp
 //
 // A device_mesh is a cheap copyable handle: its layout value (the core basic_mesh) plus a
-// shared handle (owned.hpp) to the state of the root it came from (mesh_state.hpp: the
-// world, the private control communicator, the communicator cache). Slices share the
-// cache and never create; flatten/unflatten create only the missing communicators
-// (create_comms.hpp). The communicators die with the last handle, in reverse creation
-// order, the world last.
+// std::shared_ptr to the state of the root it came from (root_state.hpp: what the handle
+// reads; the rest, the world, the private control communicator, the communicator cache, is
+// the compiled runtime's: mesh_runtime.hpp). Slices share the cache and never create;
+// flatten/unflatten create only the missing communicators. The communicators die with the
+// last handle, in reverse creation order, the world last.
 //
-// The runtime uses only what backend.hpp specifies: no MPI or NCCL call lives here.
+// The handle is the typed layer: it turns names into dim indices and its layout into plain
+// data, and calls mesh_runtime<Comm>, compiled once per backend. The runtime uses only what
+// backend.hpp specifies: no MPI or NCCL call lives here.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -34,14 +36,13 @@
 #include "../core/queries.hpp"
 #include "backend.hpp"
 #include "collectives.hpp"
-#include "create_comms.hpp"
+#include "comm_entry.hpp"
 #include "derivations.hpp"
 #include "dim_select.hpp"
-#include "dims_comm.hpp"
 #include "flight_recorder.hpp"
-#include "tracked_call.hpp"
-#include "mesh_state.hpp"
+#include "mesh_runtime.hpp"
 #include "options.hpp"
+#include "root_state.hpp"
 #include "topology.hpp"
 
 namespace devmesh {
@@ -49,12 +50,30 @@ namespace devmesh {
 namespace detail {
 // Declared with device_mesh in derivations.hpp.
 template <class Layout, communicator Comm>
-device_mesh<Layout, Comm> make_device_mesh(const Layout& l, std::shared_ptr<mesh_state<Comm>> s) {
+device_mesh<Layout, Comm> make_device_mesh(const Layout& l, std::shared_ptr<root_state<Comm>> s) {
   return device_mesh<Layout, Comm>(l, std::move(s));
 }
-}  // namespace detail
 
-namespace detail {
+/// Every dim of a mesh, as the bits flattened_comm and redistribute's steps take.
+template <class Layout>
+constexpr unsigned all_dims_of() {
+  static_assert(Layout::ndim < 32, "devmesh: a group of dims is a bit set of at most 31 dims");
+  return (1u << Layout::ndim) - 1u;
+}
+
+/// The one dim that `bits` names (bit d: dim d of m), or -1 if it names several; throws
+/// mesh_error, naming `caller`, if it names none or a dim m does not have.
+template <class Layout>
+int single_dim(const Layout& m, unsigned bits, const char* caller) {
+  if (bits == 0 || (Layout::ndim < 32 && (bits >> Layout::ndim) != 0))
+    throw mesh_error("devmesh: " + std::string(caller) + "(" + std::to_string(bits) + ") on " + to_string(m) +
+                     ": the bits must name some of its " + std::to_string(Layout::ndim) + " dims");
+  if ((bits & (bits - 1)) != 0) return -1;
+  int d = 0;
+  while (!((bits >> d) & 1u)) ++d;
+  return d;
+}
+
 template <class Layout, communicator Comm, class Describe>
 void agree_on_call(const device_mesh<Layout, Comm>& mesh, const Describe& call, const std::string& local_error,
                    bool always = false);
@@ -74,7 +93,8 @@ void collective_on_dims(const device_mesh<Layout, Comm>& mesh, unsigned bits, st
 template <class Layout, communicator Comm>
 class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Comm>,
                     public derivations_of<device_mesh<Layout, Comm>, Layout, Comm> {
-  using state_type = detail::mesh_state<Comm>;
+  using state_type = detail::root_state<Comm>;
+  using runtime = detail::mesh_runtime<Comm>;
   template <class, communicator>
   friend class device_mesh;
   friend class collectives_of<device_mesh, Layout, Comm>;
@@ -85,7 +105,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   template <class T, class L, communicator C, class I>
   friend void detail::collective_on_dims(const device_mesh<L, C>&, unsigned, std::string_view, std::size_t, I&&);
   template <class L, communicator C>
-  friend device_mesh<L, C> detail::make_device_mesh(const L&, std::shared_ptr<detail::mesh_state<C>>);
+  friend device_mesh<L, C> detail::make_device_mesh(const L&, std::shared_ptr<detail::root_state<C>>);
 
   Layout layout_;
   std::shared_ptr<state_type> state_;
@@ -99,8 +119,14 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   device_mesh(const Layout& l, std::shared_ptr<state_type> s)
       : layout_(l), state_(std::move(s)), check_(state_->check_collectives), watch_(state_->watchdog.count() > 0) {
     if (state_->options.lazy || !state_->is_member()) return;
-    for (int d = 0; d < Layout::ndim_with_aliases; ++d)
-      comms_[static_cast<std::size_t>(d)] = state_->cache.find(Layout::name(d), detail::group_key_of(layout_, d));
+    constexpr std::size_t n = Layout::ndim_with_aliases;
+    std::array<std::string_view, n> names{};
+    std::array<detail::group_key, n> keys{};
+    for (int d = 0; d < Layout::ndim_with_aliases; ++d) {
+      names[static_cast<std::size_t>(d)] = Layout::name(d);
+      keys[static_cast<std::size_t>(d)] = detail::group_key_of(layout_, d);
+    }
+    runtime::find_entries(*state_, names, keys, comms_);
   }
 
   template <fixed_string N>
@@ -234,20 +260,19 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   /// another thread is inside a call on the same mesh (docs/runtime.md). A no-op on a
   /// moved-from handle.
   void abort() const noexcept {
-    if (state_) state_->abort();
+    if (state_) runtime::abort(*state_);
   }
   /// This rank's flight record of the root mesh: its last collectives (and devmesh's own
   /// steps) on every dim, oldest first, with their numbers on the dim, times and states
   /// (docs/reliability.md). Printable. Local; not while another thread is inside a call on
   /// the same root (the entries are read as they are). Its entries name their dims through
   /// the root's channels: read and print it while a handle of the root lives.
-  devmesh::flight_record flight_record() const { return state("flight_record").record(); }
+  devmesh::flight_record flight_record() const { return runtime::record(state("flight_record")); }
   /// Writes flight_record() to DIR/devmesh-fr.meshI.rankR.txt (what a watchdog time-out
   /// writes with DEVMESH_FLIGHT_RECORD=DIR) and returns the file's path; throws comm_error
   /// when it cannot.
   std::string dump_flight_record(const std::string& dir) const {
-    const state_type& s = state("dump_flight_record");
-    const std::string path = detail::write_flight_record(s.record(), dir, s.index);
+    const std::string path = runtime::write_record(state("dump_flight_record"), dir);
     if (path.empty()) throw comm_error("devmesh: dump_flight_record: cannot write a file into '" + dir + "'");
     return path;
   }
@@ -344,17 +369,14 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
     if (const auto* e = comms_[static_cast<std::size_t>(d)]) [[likely]]
       return *e;  // resolved at construction
     require_member(what, d);
-    if (const auto* e = state_->cache.find(Layout::name(d), detail::group_key_of(layout_, d))) return *e;
-    if (state_->options.lazy) return detail::ensure_lazy(*state_, layout_, d);
-    throw mesh_error("devmesh: " + std::string(what) + " on " + where(d) +
-                     ": no communicator for this dim (internal error: eager meshes create every dim's)");
+    return runtime::dim_entry(*state_, detail::describe_layout(layout_), d, what, [&] { return where(d); });
   }
   const Comm& comm_on(int d, const char* what) const { return *entry_on(d, what).comm; }
   /// The communicator and channel of the dims `bits` (one, or several flattened).
   const detail::comm_entry<Comm>& dims_entry(unsigned bits, const char* what) const {
     if (const int d = detail::single_dim(layout_, bits, what); d >= 0) return entry_on(d, what);
     require_member(what, 0);
-    return detail::ensure_dims_comm(*state_, layout_, bits, what);
+    return runtime::dims_entry(*state_, detail::describe_layout(layout_), bits, what);
   }
 };
 
@@ -375,15 +397,10 @@ void agree_on_call(const device_mesh<Layout, Comm>& mesh, const Describe& call, 
   std::string text;
   if constexpr (std::is_invocable_v<const Describe&>) text = call();
   else text = std::string(call);
-  const Comm& c = mesh.flattened_comm(all_dims_of<Layout>());
-  const deadline dl = mesh.state_->start_step();
-  const std::string step = text + " (DEVMESH_CHECK_COLLECTIVES)";
-  agree(c, local_error, step, dl);
-  check_same(c, descriptor::of_text(text), step, dl);
+  const auto& group = mesh.dims_entry(all_dims_of<Layout>(), "flattened_comm");
+  mesh_runtime<Comm>::agree_on_call(*mesh.state_, group, text, local_error);
 }
-}  // namespace detail
 
-namespace detail {
 /// A collective on the communicator of the dims `bits` of mesh (one dim, or several
 /// flattened: created on first use as flattened_comm), made as the typed collectives are:
 /// recorded in the flight record and bounded under the watchdog (redistribute's steps).
@@ -392,9 +409,13 @@ template <class T, class Layout, communicator Comm, class Issue>
 void collective_on_dims(const device_mesh<Layout, Comm>& mesh, unsigned bits, std::string_view what, std::size_t count,
                         Issue&& issue) {
   const auto& e = mesh.dims_entry(bits, "flattened_comm");
-  const auto call = [&](auto... watch) { issue(*e.comm, watch...); };
-  tracked_call(*mesh.state_, mesh.watch_, e, what, type_name_of<T>(), count,
-               [&] { return "dims '" + e.name + "' of " + to_string(mesh.layout_); }, call);
+  const auto call = [&](const Comm& c, watch_ptr<Comm> w) {
+    if constexpr (std::is_same_v<watch_ptr<Comm>, std::nullptr_t>) issue(c);
+    else if (w) issue(c, w);
+    else issue(c);
+  };
+  mesh_runtime<Comm>::collective(*mesh.state_, mesh.watch_, e, what, element_type_of<T>.name, count,
+                                 [&] { return "dims '" + e.name + "' of " + to_string(mesh.layout_); }, call);
 }
 }  // namespace detail
 

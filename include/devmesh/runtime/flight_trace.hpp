@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "../core/diagnostics.hpp"
-#include "consensus.hpp"
+#include "impl/consensus.hpp"
 #include "flight_recorder.hpp"
 
 namespace devmesh {

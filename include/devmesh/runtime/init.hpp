@@ -1,53 +1,59 @@
 // devmesh/runtime/init.hpp: init_device_mesh, the device mesh of a layout over a world
 // communicator (PyTorch's init_device_mesh): one bounded, agreed step after another, so a
-// rank that fails or disagrees makes every rank throw instead of hanging.
+// rank that fails or disagrees makes every rank throw instead of hanging. The steps are the
+// compiled runtime's (mesh_runtime<Comm>::init); this header builds the layout and its
+// description, the typed part.
 //
 //   auto mesh = dm::init_device_mesh<mesh3d>(world);   // collective over world
 #pragma once
 #include <exception>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <type_traits>
 #include <utility>
 
 #include "backend.hpp"
-#include "consensus.hpp"
-#include "create_comms.hpp"
 #include "device_mesh.hpp"
-#include "init_steps.hpp"
-#include "mesh_state.hpp"
+#include "mesh_runtime.hpp"
 #include "options.hpp"
-#include "topology_step.hpp"
 
 namespace devmesh {
 
 namespace detail {
 
+/// `world` as a new root takes it: borrowed (an lvalue: the caller keeps it alive) or handed
+/// over (an rvalue).
+template <class W, communicator C = std::remove_cvref_t<W>>
+world_arg<C> world_of(W&& world) {
+  if constexpr (std::is_lvalue_reference_v<W>) return {&world, nullptr};
+  else return {nullptr, &world};
+}
+
+/// The layout `make()` builds, described for the runtime; where building it throws, no
+/// layout and why (every rank then throws, once the ranks agree).
+template <class Layout>
+struct built_layout {
+  std::optional<Layout> layout;
+  std::optional<layout_description> description;
+  std::string error;
+
+  template <class Make>
+  explicit built_layout(Make&& make) {
+    try {
+      layout.emplace(make());
+      description.emplace(describe_layout(*layout));
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  const layout_description* described() const { return description ? &*description : nullptr; }
+};
+
 template <class Layout, class W, class C, class Make>
 device_mesh<Layout, C> init_impl(W&& world, const Make& make, device_mesh_options<C> options) {
-  constexpr std::string_view step = "init_device_mesh";
-  local_checks<Layout> local;  // made while the control communicator is being created
-  auto st = new_state<C>(std::forward<W>(world), std::move(options), step,
-                         [&](const mesh_state<C>& s) { local = check_locally<Layout>(s, make, step); });
-  const deadline dl = st->start_step();
-  check_layout(*st, local, step, dl);
-  const std::optional<Layout>& layout = local.layout;
-  st->place(layout->root_size(), settle_placement(*st, *layout, step, dl));
-  st->keep_root(*layout);
-  if (st->options.lazy) {
-    // The parent of the lazy splits: the mesh's members, ranked by position (numbering::position).
-    std::string failed;
-    try {
-      st->lazy_root.emplace(st->control->split(st->is_member() ? 0 : no_color, st->position, {}));
-    } catch (const std::exception& e) {
-      failed = e.what();
-    }
-    agree(*st->control, failed, "init_device_mesh: creating the lazy mesh's communicator", dl);
-    ++st->created;
-  }
-  ensure_all(*st, *layout, step, true);  // checked above
-  return make_device_mesh(*layout, std::move(st));
+  const built_layout<Layout> built(make);
+  auto st = mesh_runtime<C>::init(world_of(std::forward<W>(world)), std::move(options), built.described(), built.error);
+  return make_device_mesh(*built.layout, std::move(st));  // the runtime threw everywhere unless every rank built it
 }
 
 }  // namespace detail

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "consensus.hpp"
+#include "mesh_runtime.hpp"
 #include "deadline.hpp"
 
 namespace devmesh {
@@ -30,24 +30,7 @@ namespace detail {
 /// The report of gathered outcomes (texts[r]: rank r's error, "" if it returned normally):
 /// one line per distinct message, in order of its first rank, naming every rank that had it.
 /// A text that filled its slot was cut: it says so.
-template <class = void>
-std::string outcome_report(const std::vector<std::string>& texts) {
-  std::vector<std::string> seen;
-  std::vector<std::vector<int>> who;
-  for (std::size_t r = 0; r < texts.size(); ++r) {
-    if (texts[r].empty()) continue;
-    std::size_t i = 0;
-    while (i < seen.size() && seen[i] != texts[r]) ++i;
-    if (i == seen.size()) seen.push_back(texts[r]), who.emplace_back();
-    who[i].push_back(static_cast<int>(r));
-  }
-  std::string out;
-  for (std::size_t i = 0; i < seen.size(); ++i)
-    out += "error on " + ranks_phrase(who[i]) + ": " + seen[i] +
-           (seen[i].size() + 1 >= slot_bytes ? " [... cut to " + std::to_string(slot_bytes - 1) + " bytes]" : "") +
-           "\n";
-  return out;
-}
+DEVMESH_DECL std::string outcome_report(const std::vector<std::string>& texts);
 
 /// body()'s exit code (void: 0), and what it threw as text ("" if nothing).
 template <class Body>
@@ -77,29 +60,12 @@ int run_catching(Body& body, std::string& error) {
 template <communicator Comm, class Body>
 int report_once(const Comm& world, Body&& body, std::FILE* out = stderr,
                 std::chrono::milliseconds timeout = timeout_from_env()) {
-  const Comm control = world.duplicate(deadline::after(timeout));
-  std::string error;
-  const int code = detail::run_catching(body, error);
-  const auto alone = [&](const std::string& why) {
-    const std::string line = "rank " + std::to_string(world.rank()) + ": " +
-                             (error.empty() ? std::string("no error here") : "error: " + error) + "; " + why + "\n";
-    std::fputs(line.c_str(), out);  // one write: lines of several ranks do not interleave
-    return 1;
-  };
-  std::vector<std::string> texts;
-  try {
-    texts = detail::gather_texts(control, error, deadline::after(timeout));
-  } catch (const std::exception& e) {
-    return alone(std::string("the other ranks did not report: ") + e.what());
-  }
-  std::size_t first = 0;
-  while (first < texts.size() && texts[first].empty()) ++first;
-  if (first == texts.size()) return code;
-  if (static_cast<int>(first) == world.rank()) {
-    std::fputs(detail::outcome_report(texts).c_str(), out);
-    std::fflush(out);
-  }
-  return 1;
+  return detail::mesh_runtime<Comm>::report_once(
+      world, [&](std::string& error) { return detail::run_catching(body, error); }, out, timeout);
 }
 
 }  // namespace devmesh
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/report.ipp"
+#endif

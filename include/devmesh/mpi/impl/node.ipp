@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../../runtime/consensus.hpp"
+#include "../../runtime/impl/consensus.hpp"
 #include "../../runtime/topology.hpp"
 #include "../error.hpp"
 #include "../node.hpp"

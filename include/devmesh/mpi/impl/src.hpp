@@ -21,3 +21,6 @@
 #include "node.ipp"
 #include "options.ipp"
 #include "split.ipp"
+// The runtime's backend-generic code, for this backend.
+#include "../../runtime/impl/mesh_runtime.hpp"
+DEVMESH_INSTANTIATE_RUNTIME(devmesh::mpi::communicator);

@@ -11,3 +11,6 @@
 // The backend's own calls.
 #include "collectives.ipp"
 #include "collectives_v.ipp"
+// The runtime's backend-generic code, for this backend.
+#include "../../runtime/impl/mesh_runtime.hpp"
+DEVMESH_INSTANTIATE_RUNTIME(devmesh::nccl::communicator);

@@ -8,3 +8,4 @@
 #endif
 #include "../../core/config.hpp"
 #include "deadline.ipp"
+#include "report.ipp"

@@ -1,4 +1,4 @@
-// devmesh/runtime/comm_cache.hpp: the communicators a root's meshes share, one per
+// devmesh/runtime/impl/comm_cache.hpp: the communicators a root's meshes share, one per
 // (dim name, group function). A dim's group function is its coalesced layout
 // (dim_layout::coalesce, CuTe's coalesce): two dims have the same groups in the same order
 // exactly when those are equal, whatever their names or history. So slices find their dims
@@ -11,30 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "../core/layout.hpp"
-#include "backend.hpp"
-#include "flight_recorder.hpp"
+#include "../../core/layout.hpp"
+#include "../backend.hpp"
+#include "../comm_entry.hpp"
+#include "../flight_recorder.hpp"
 
 namespace devmesh::detail {
-
-/// A dim's group function: its coalesced layout itself (fixed size, ==, hashable).
-using group_key = coalesced_layout;
-
-/// The group key of dim d of m.
-template <class Layout>
-group_key group_key_of(const Layout& m, int d) {
-  return m.dim_layout(d).coalesce();
-}
-
-/// One dim's communicator: one per (name, groups). Several entries hold the same
-/// communicator only under options.share_equal_groups. Its channel (name, this rank's group,
-/// the calls made on it) is what the flight recorder counts and names.
-template <communicator Comm>
-struct comm_entry : channel {
-  group_key key;
-  std::string options;  // the dim's options (options_key): sharing needs equal ones
-  std::shared_ptr<Comm> comm;
-};
 
 /// The cache, in creation order. Entries never move (each is an owned entry), so a handle may
 /// keep pointers to them; they die in reverse creation order.

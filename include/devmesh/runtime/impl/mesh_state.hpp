@@ -1,6 +1,7 @@
-// devmesh/runtime/mesh_state.hpp: the state every handle derived from one init_device_mesh
-// or from_comms call shares: the world and the private control communicator, where this
-// rank sits (placement), the options, the root's layout and the communicator cache.
+// devmesh/runtime/impl/mesh_state.hpp: the state every handle derived from one init_device_mesh
+// or from_comms call shares: what the handles read directly (root_state.hpp: where this rank
+// sits, the options, the flags), and what only the compiled runtime sees: the world held, the
+// private control communicator, the communicator cache, the flight recorder and the watchdog.
 #pragma once
 #include <cstdlib>
 #include <mutex>
@@ -11,44 +12,33 @@
 #include <type_traits>
 #include <vector>
 
-#include "../core/diagnostics.hpp"
-#include "../core/print.hpp"
-#include "backend.hpp"
+#include "../../core/diagnostics.hpp"
+#include "../../core/print.hpp"
+#include "../backend.hpp"
 #include "comm_cache.hpp"
-#include "deadline.hpp"
-#include "flight_recorder.hpp"
-#include "layout_view.hpp"
-#include "options.hpp"
-#include "rank_placement.hpp"
+#include "../deadline.hpp"
+#include "../flight_recorder.hpp"
+#include "../layout_view.hpp"
+#include "../options.hpp"
+#include "../rank_placement.hpp"
+#include "../root_state.hpp"
+#include "stream_watchdog.hpp"
 
 namespace devmesh::detail {
 
-/// The watchdog of a stream backend (runtime/stream_watchdog.hpp, which such a backend's
-/// header includes: nccl/communicator.hpp), and what mesh_state holds for a backend without
-/// one (MPI): nothing. A host backend's programs never read the stream watchdog's header.
-template <communicator Comm>
-class stream_watchdog;
+/// What mesh_state holds for a backend without a stream watchdog (MPI): nothing.
 struct no_stream_watchdog {};
 
 /// The state shared by every handle derived from one init_device_mesh / from_comms call.
 template <communicator Comm>
-struct mesh_state : rank_placement {
+struct mesh_state : root_state<Comm> {
   std::optional<Comm> owned_world;  // set when the mesh owns the world communicator
-  const Comm* world = nullptr;
-  std::optional<Comm> control;    // private duplicate of the world: devmesh's own steps
-  std::optional<Comm> lazy_root;  // lazy mode: the mesh's members, parent of lazy splits
-  std::vector<int> node_of_rank;  // node of every world rank, when init discovered them
-  layout_view root;  // the root's layout (init's or from_comms'), for device_mesh::root<M>()
-  device_mesh_options<Comm> options;
-  std::chrono::milliseconds timeout = default_timeout;
-  bool check_collectives = false;
+  std::optional<Comm> control;      // private duplicate of the world: devmesh's own steps
+  std::optional<Comm> lazy_root;    // lazy mode: the mesh's members, parent of lazy splits
   comm_cache<Comm> cache;
-  int created = 0;  // communicators created for this root (control, lazy parent, dims)
-  std::chrono::milliseconds watchdog{0};  // bound of every collective (0: off)
-  flight_recorder recorder;               // the last calls of this root's meshes
-  channel steps{"mesh", {}, 0};           // devmesh's own collective steps (flatten, ...)
-  int index = 0;                          // this process's n-th root (flight record files)
-  std::mutex aborting;                    // one abort at a time (abort() and the watchdog's thread)
+  flight_recorder recorder;          // the last calls of this root's meshes
+  channel steps{"mesh", {}, 0};      // devmesh's own collective steps (flatten, ...)
+  std::mutex aborting;               // one abort at a time (abort() and the watchdog's thread)
   // The watchdog's thread of a stream backend (NCCL), started at the first watched call.
   // Declared last: destroyed (its thread joined) before everything it uses.
   [[no_unique_address]] std::conditional_t<stream_watchable<Comm>, stream_watchdog<Comm>, no_stream_watchdog> streams;
@@ -59,13 +49,6 @@ struct mesh_state : rank_placement {
   // Destroyed in reverse declaration order: the dims' communicators (in reverse creation
   // order), then lazy_root, control and the world.
 
-  deadline start_step() const { return deadline::after(timeout); }
-
-  /// Keeps the root's layout (init, from_comms) for device_mesh::root<M>().
-  template <class Layout>
-  void keep_root(const Layout& l) {
-    root = view_of(l);
-  }
 
   /// Aborts every communicator devmesh made for this root (dims, lazy parent, control); a
   /// backend that can say why (MPI: the text of every later call's comm_error) is told `why`.
@@ -84,8 +67,9 @@ struct mesh_state : rank_placement {
   /// This rank's flight record of the root (mesh.flight_record()).
   flight_record record() const {
     flight_record r;
-    r.rank = world_rank;
+    r.rank = this->world_rank;
     r.mesh = "(";
+    const layout_view& root = this->root;
     for (int d = 0; d < root.dims(); ++d)
       r.mesh += (d ? ", " : "") + root.names[static_cast<std::size_t>(d)] + ": " + std::to_string(root.size(d));
     r.mesh += ")";
@@ -103,7 +87,7 @@ struct mesh_state : rank_placement {
     try {
       const char* dir = std::getenv("DEVMESH_FLIGHT_RECORD");
       if (!dir || !*dir) return {};
-      const std::string path = write_flight_record(record(), dir, index);
+      const std::string path = write_flight_record(record(), dir, this->index);
       return path.empty() ? std::string(" (DEVMESH_FLIGHT_RECORD: could not write into ") + dir + ")"
                           : " (flight record: " + path + ")";
     } catch (...) {
@@ -112,7 +96,7 @@ struct mesh_state : rank_placement {
   }
 
   /// The options dim `name` is created with, as compared (options_key).
-  std::string options_of(std::string_view name) const { return options_key(options.for_dim(name)); }
+  std::string options_of(std::string_view name) const { return options_key(this->options.for_dim(name)); }
 
   /// Per-call backend options (flatten/unflatten, PyTorch's backend_override): the new dims
   /// `names` get `o`, as if given in options.per_dim at init (lazy mode then uses them on
@@ -124,14 +108,14 @@ struct mesh_state : rank_placement {
                                std::string_view step, std::vector<std::string>& added) {
     const std::string wanted = options_key(o);
     for (const std::string_view name : names) {
-      const bool given = options.per_dim.find(name) != options.per_dim.end() || cache.has_name(name);
+      const bool given = this->options.per_dim.find(name) != this->options.per_dim.end() || cache.has_name(name);
       if (given && options_of(name) != wanted)
         throw mesh_error("devmesh: " + std::string(step) + ": dim '" + std::string(name) + "' has other backend options "
                          "already (" + options_of(name) + ", asked " + wanted + "): give a dim's options once, at init "
                          "(options.per_dim) or at the call that makes it");
     }
     for (const std::string_view name : names)
-      if (options.per_dim.emplace(std::string(name), o).second) added.emplace_back(name);
+      if (this->options.per_dim.emplace(std::string(name), o).second) added.emplace_back(name);
     return " with backend options " + wanted;
   }
 };

@@ -1,4 +1,4 @@
-// devmesh/runtime/topology_step.hpp: init's topology step (options.topology, intra_node,
+// devmesh/runtime/impl/topology_step.hpp: init's topology step (options.topology, intra_node,
 // node_major): node discovery over the control communicator, node-major placement and the
 // intra-node check. Compiled only in files that set a topology option: a topology_option
 // carries a pointer to settle_topology (options.hpp).
@@ -9,11 +9,11 @@
 #include <string_view>
 #include <vector>
 
-#include "backend.hpp"
+#include "../backend.hpp"
 #include "consensus.hpp"
-#include "deadline.hpp"
+#include "../deadline.hpp"
 #include "mesh_state.hpp"
-#include "topology.hpp"
+#include "../topology.hpp"
 
 namespace devmesh::detail {
 
@@ -68,11 +68,11 @@ std::vector<int> settle_topology(mesh_state<C>& st, const layout_view& v, std::s
 
 /// The rank map of the mesh: options.rank_map, or what the topology step (set with any
 /// topology option) makes of it. Without topology options, no topology code is compiled here.
-template <class Layout, communicator C>
-std::vector<int> settle_placement(mesh_state<C>& st, const Layout& l, std::string_view step, const deadline& dl) {
+template <communicator C>
+std::vector<int> settle_placement(mesh_state<C>& st, const layout_view& v, std::string_view step, const deadline& dl) {
   const auto settle = st.options.topology_step();
   if (!st.options.wants_topology() || !settle) return st.options.rank_map;
-  return settle(st, view_of(l), step, dl);
+  return settle(st, v, step, dl);
 }
 
 }  // namespace devmesh::detail

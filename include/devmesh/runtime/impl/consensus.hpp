@@ -1,4 +1,4 @@
-// devmesh/runtime/consensus.hpp: every rank agrees, or every rank throws.
+// devmesh/runtime/impl/consensus.hpp: every rank agrees, or every rank throws.
 //
 // The one helper behind each collective step devmesh takes on its own behalf: init,
 // flatten, unflatten, communicator creation, from_comms validation and the collective
@@ -16,12 +16,13 @@
 #include <utility>
 #include <vector>
 
-#include "backend.hpp"
-#include "deadline.hpp"
-#include "../core/diagnostics.hpp"
-#include "digest.hpp"
-#include "layout_view.hpp"
-#include "../core/print.hpp"
+#include "../backend.hpp"
+#include "../deadline.hpp"
+#include "../../core/diagnostics.hpp"
+#include "../digest.hpp"
+#include "../flight_recorder.hpp"
+#include "../layout_view.hpp"
+#include "../../core/print.hpp"
 
 namespace devmesh::detail {
 
@@ -237,6 +238,24 @@ void agree_all(const Comm& c, std::string_view step, std::span<const step_outcom
     for (std::size_t i = 0; i < after.size(); ++i)
       if (w[before.size() + nd + i]) throw_failed(c, after[i].error, after[i].step, d);
   });
+}
+
+/// Who was not in a call the watchdog ended (ranks of its group), in world ranks; `why_unknown`:
+/// why no roll call could be held ("" when one was).
+template <class = void>  // failure-only: emitted only where a message is built
+std::string absent_phrase(const channel& e, const std::vector<int>& absent_ranks, const std::string& why_unknown = {}) {
+  if (!why_unknown.empty())
+    return "its group is world " + ranks_phrase(e.world_ranks) + "; which of them did not issue the call is not known: " +
+           why_unknown;
+  std::vector<int> absent;
+  for (int r : absent_ranks)
+    absent.push_back(r >= 0 && static_cast<std::size_t>(r) < e.world_ranks.size()
+                         ? e.world_ranks[static_cast<std::size_t>(r)] : r);
+  if (absent.empty())
+    return "its group is world " + ranks_phrase(e.world_ranks) +
+           ", and every rank of it answered the roll call: the call itself did not complete";
+  return "world " + ranks_phrase(absent) + " of its group (world " + ranks_phrase(e.world_ranks) + ") never arrived: " +
+         (absent.size() == 1 ? "it" : "they") + " skipped the call, wait elsewhere or died (no answer to the roll call)";
 }
 
 }  // namespace devmesh::detail

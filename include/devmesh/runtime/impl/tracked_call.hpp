@@ -1,4 +1,4 @@
-// devmesh/runtime/tracked_call.hpp: how every collective devmesh issues is made: recorded in
+// devmesh/runtime/impl/tracked_call.hpp: how every collective devmesh issues is made: recorded in
 // the root's flight record (flight_recorder.hpp) and, with the watchdog on, bounded. The typed
 // collectives (collectives.hpp) and redistribute's steps both go through tracked_call.
 #pragma once
@@ -9,35 +9,17 @@
 #include <utility>
 #include <vector>
 
-#include "../core/diagnostics.hpp"
-#include "backend.hpp"
+#include "../../core/diagnostics.hpp"
+#include "../backend.hpp"
 #include "collective_check.hpp"
 #include "comm_cache.hpp"
 #include "consensus.hpp"
-#include "deadline.hpp"
-#include "flight_recorder.hpp"
+#include "../deadline.hpp"
+#include "../flight_recorder.hpp"
 #include "mesh_state.hpp"
-#include "text_ref.hpp"
+#include "../text_ref.hpp"
 
 namespace devmesh::detail {
-
-/// Who was not in a call the watchdog ended (ranks of its group), in world ranks; `why_unknown`:
-/// why no roll call could be held ("" when one was).
-template <class = void>  // failure-only: emitted only where a message is built
-std::string absent_phrase(const channel& e, const std::vector<int>& absent_ranks, const std::string& why_unknown = {}) {
-  if (!why_unknown.empty())
-    return "its group is world " + ranks_phrase(e.world_ranks) + "; which of them did not issue the call is not known: " +
-           why_unknown;
-  std::vector<int> absent;
-  for (int r : absent_ranks)
-    absent.push_back(r >= 0 && static_cast<std::size_t>(r) < e.world_ranks.size()
-                         ? e.world_ranks[static_cast<std::size_t>(r)] : r);
-  if (absent.empty())
-    return "its group is world " + ranks_phrase(e.world_ranks) +
-           ", and every rank of it answered the roll call: the call itself did not complete";
-  return "world " + ranks_phrase(absent) + " of its group (world " + ranks_phrase(e.world_ranks) + ") never arrived: " +
-         (absent.size() == 1 ? "it" : "they") + " skipped the call, wait elsewhere or died (no answer to the roll call)";
-}
 
 /// The watchdog fired on e's call: the root's communicators are aborted, the flight record is
 /// written (DEVMESH_FLIGHT_RECORD), and this rank throws comm_error (every rank of the group
@@ -120,13 +102,6 @@ void tracked_call(mesh_state<Comm>& st, bool watch, const comm_entry<Comm>& e, s
   }
   recorded.finish(std::is_same_v<typename Comm::stream_type, no_stream> ? call_state::completed
                                                                          : call_state::enqueued);
-}
-
-/// T's name for the record: a constant (none for void).
-template <class T>
-constexpr std::string_view type_name_of() {
-  if constexpr (std::is_void_v<T>) return {};
-  else return type_name_v<T>;
 }
 
 }  // namespace devmesh::detail

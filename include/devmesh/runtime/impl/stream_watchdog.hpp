@@ -1,4 +1,4 @@
-// devmesh/runtime/stream_watchdog.hpp: the watchdog of a backend whose collectives run on
+// devmesh/runtime/impl/stream_watchdog.hpp: the watchdog of a backend whose collectives run on
 // streams (NCCL: runtime/backend.hpp's stream_watchable). A collective only enqueues work;
 // whether it completes is seen later, from an event recorded on its stream after it. One
 // thread per root mesh, started at the first watched call and joined when the root's state
@@ -24,14 +24,13 @@
 #include <thread>
 #include <vector>
 
-#include "../core/diagnostics.hpp"
-#include "backend.hpp"
-#include "comm_cache.hpp"
+#include "../../core/diagnostics.hpp"
+#include "../backend.hpp"
+#include "../comm_entry.hpp"
 #include "consensus.hpp"
-#include "deadline.hpp"
-#include "flight_recorder.hpp"
-#include "text_ref.hpp"
-#include "tracked_call.hpp"
+#include "../deadline.hpp"
+#include "../flight_recorder.hpp"
+#include "../text_ref.hpp"
 
 namespace devmesh::detail {
 

@@ -1,4 +1,4 @@
-// devmesh/runtime/collective_check.hpp: the collective check mode (DEVMESH_CHECK_COLLECTIVES=1,
+// devmesh/runtime/impl/collective_check.hpp: the collective check mode (DEVMESH_CHECK_COLLECTIVES=1,
 // or device_mesh_options::check_collectives).
 //
 // Before each collective, the ranks of its group agree on what they are about to do: the
@@ -15,11 +15,11 @@
 #include <string_view>
 #include <vector>
 
-#include "backend.hpp"
+#include "../backend.hpp"
 #include "consensus.hpp"
-#include "deadline.hpp"
-#include "digest.hpp"
-#include "element_type.hpp"
+#include "../deadline.hpp"
+#include "../digest.hpp"
+#include "../element_type.hpp"
 
 namespace devmesh::detail {
 
