@@ -15,7 +15,9 @@
 # On a rejection the last line says why: "COMPILE-FAIL HARNESS: <reason>" (the controls,
 # run through expect_rejection.sh, check it).
 #   run_case.sh pass CASE KIND COMPILER FLAGS...   must compile, with no error line.
-# KIND is gcc, clang or nvcc: it selects the per-compiler expectations.
+# KIND is gcc, clang or nvcc: it selects the per-compiler expectations. A file that holds
+# several cases, chosen by -DDEVMESH_CASE=N on the command line, gives each one's expectations
+# as `// expect-case-N:` lines (with its `// expect:` lines, which every case must meet).
 # In an expectation, name"pp" stands for the dim name pp as KIND prints it (see
 # include/devmesh/core/fixed_string.hpp): g++ name<devmesh::fixed_string<3>{"pp"}>, clang and
 # nvcc name<'p', 'p'>.
@@ -73,7 +75,15 @@ spell_names() {
     printf '%s\n' "$line"
   done
 }
-mapfile -t expects < <({ directive expect; directive "expect-$kind"; } | spell_names)
+variant=""
+for arg in "$@"; do
+  [[ $arg == -DDEVMESH_CASE=* ]] && variant=${arg#-DDEVMESH_CASE=}
+done
+mapfile -t expects < <({
+  directive expect
+  directive "expect-$kind"
+  [[ -z $variant ]] || directive "expect-case-$variant"
+} | spell_names)
 [[ ${#expects[@]} -gt 0 ]] || fail "$case_file has no '// expect:' line"
 for re in "${expects[@]}"; do
   grep -E -q -e "$re" <<<"$out" || fail "no output line matches: $re"
