@@ -92,8 +92,8 @@ def _topology_tables(output, mpi_nodes):
 def topology(output, command, mpi_nodes):
     problems = []
     tables = _topology_tables(output, mpi_nodes)
-    if len(tables) < 5:
-        problems.append(f"{len(tables)} topology tables found, 6 expected")
+    if len(tables) != 7:
+        problems.append(f"{len(tables)} topology tables found, 7 expected")
     for nodes, rank_map, summary, rows in tables:
         shape = [int(r[1]) for r in rows]
         used = {nodes(r) for r in rank_map}
