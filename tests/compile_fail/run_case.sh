@@ -6,11 +6,18 @@
 #   run_case.sh fail CASE KIND COMPILER FLAGS...   must not compile; the output must match
 #       every `// expect:` and `// expect-KIND:` line of CASE (extended regexes, each
 #       matched against single lines), and the first error line must match
-#       `// first-error-KIND:`, else `// first-error:`, else "devmesh:" (the failing
-#       static_assert comes first: no cascade of errors before it). With the default
-#       rule, every error line must be a devmesh: one (no cascade after it either).
+#       `// first-error-KIND:`, else `// first-error:`, else be devmesh's own diagnostic:
+#       its message, right after `error:` (or a failed static_assert's own words), is
+#       devmesh's text "devmesh: ..." (the failing static_assert comes first: no cascade of
+#       errors before it). A qualified name (`devmesh::mesh<...>` in an unrelated error) is
+#       not devmesh's diagnostic. With the default rule, every error line must be one of
+#       devmesh's diagnostics (no unrelated error after it either).
+# On a rejection the last line says why: "COMPILE-FAIL HARNESS: <reason>" (the controls,
+# run through expect_rejection.sh, check it).
 #   run_case.sh pass CASE KIND COMPILER FLAGS...   must compile, with no error line.
-# KIND is gcc, clang or nvcc: it selects the per-compiler expectations.
+# KIND is gcc, clang or nvcc: it selects the per-compiler expectations. A file that holds
+# several cases, chosen by -DDEVMESH_CASE=N on the command line, gives each one's expectations
+# as `// expect-case-N:` lines (with its `// expect:` lines, which every case must meet).
 # In an expectation, name"pp" stands for the dim name pp as KIND prints it (see
 # include/devmesh/core/fixed_string.hpp): g++ name<devmesh::fixed_string<3>{"pp"}>, clang and
 # nvcc name<'p', 'p'>.
@@ -22,6 +29,11 @@ rc=$?
 # An error line: "file:12:3: error: ...", "file(12): error: ...", "error #123-D: ...".
 error_re=': (fatal )?error( #[0-9A-Za-z-]+)?:'
 first_error=$(grep -E -m1 -e "$error_re" <<<"$out")
+# devmesh's diagnostic: the error's message is devmesh's text, as each compiler prints a failed
+# static_assert's message (g++ `static assertion failed: devmesh: ...`, clang `static_assert
+# failed due to requirement '...' "devmesh: ..."`, nvcc `static assertion failed with "devmesh:
+# ..."`) or as an error of its own (`error: devmesh: ...`).
+devmesh_re="$error_re (static assertion failed(: | with \")|static_assert failed( due to requirement .*)? \")?devmesh: "
 
 fail() {
   printf '%s\n' "---- compiler output (exit $rc) ----" "$out" "----" >&2
@@ -63,7 +75,15 @@ spell_names() {
     printf '%s\n' "$line"
   done
 }
-mapfile -t expects < <({ directive expect; directive "expect-$kind"; } | spell_names)
+variant=""
+for arg in "$@"; do
+  [[ $arg == -DDEVMESH_CASE=* ]] && variant=${arg#-DDEVMESH_CASE=}
+done
+mapfile -t expects < <({
+  directive expect
+  directive "expect-$kind"
+  [[ -z $variant ]] || directive "expect-case-$variant"
+} | spell_names)
 [[ ${#expects[@]} -gt 0 ]] || fail "$case_file has no '// expect:' line"
 for re in "${expects[@]}"; do
   grep -E -q -e "$re" <<<"$out" || fail "no output line matches: $re"
@@ -71,14 +91,16 @@ done
 
 first_re=$(directive "first-error-$kind" | head -n1)
 [[ -n $first_re ]] || first_re=$(directive first-error | head -n1)
-[[ -n $first_re ]] || first_re='devmesh:'
 [[ -n $first_error ]] || fail "no error line in the output"
-grep -E -q -e "$first_re" <<<"$first_error" ||
-  fail "the first error is not the expected one ($first_re): $first_error"
-# By default the devmesh diagnostic is also the only kind of error: no cascade after it.
-if [[ $first_re == 'devmesh:' ]]; then
-  other=$(grep -E -e "$error_re" <<<"$out" | grep -v -m1 -e 'devmesh:')
-  [[ -z $other ]] || fail "an error follows the devmesh diagnostic (a cascade): $other"
+if [[ -n $first_re ]]; then
+  grep -E -q -e "$first_re" <<<"$first_error" ||
+    fail "the first error is not the expected one ($first_re): $first_error"
+else
+  grep -E -q -e "$devmesh_re" <<<"$first_error" ||
+    fail "the first error is not devmesh's diagnostic: $first_error"
+  # By default devmesh's diagnostics are also the only errors: no cascade after them.
+  other=$(grep -E -e "$error_re" <<<"$out" | grep -E -v -m1 -e "$devmesh_re")
+  [[ -z $other ]] || fail "an error that is not devmesh's diagnostic follows it (a cascade): $other"
 fi
 
 echo "ok: rejected with the expected diagnostic first: $first_error"

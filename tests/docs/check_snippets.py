@@ -15,7 +15,11 @@ block can slip past this check) and is one of:
   MAX_FRAGMENT_SHARE of the C++ blocks are fragments, if a fragment has a `main` or starts with
   an #include, or if it compiles as written (then it is whole: drop the tag).
 - **compile-error** (```cpp compile-error): a deliberate misuse. It must fail to compile as
-  written, with a `devmesh:` diagnostic.
+  written, and its errors must be devmesh's diagnostics, the rule of the compile-fail tests
+  (tests/compile_fail/run_case.sh, docs/errors.md): the first error's message is devmesh's
+  text ("devmesh: ..." right after `error:` or a failed static_assert's own words), and so is
+  every error after it. An unrelated error that names a devmesh type (`devmesh::mesh<...>`)
+  is not one.
 
 Programs are run after linking: without a backend directly; with MPI under
 `mpiexec -n 8` (every program in the docs is an 8-rank mesh), plus `--oversubscribe` and, as
@@ -42,6 +46,27 @@ CPP_SPELLINGS = {"c++", "cxx", "cc", "cu", "cuda", "hpp", "h", "c", "cplusplus"}
 TAGS = {"fragment", "compile-error"}
 # Unused variables are allowed: blocks bind results to show their types.
 FLAGS = "-Wall -Wextra -Werror -Wno-unused-variable -Wno-unused-but-set-variable"
+# An error line ("file:12:3: error: ...", "file(12): error: ...", "error #123-D: ..."), and
+# devmesh's diagnostic: the error's message is devmesh's text, as g++ (`static assertion
+# failed: devmesh: ...`), clang (`static_assert failed due to requirement '...' "devmesh: ..."`)
+# and nvcc (`static assertion failed with "devmesh: ..."`) print a failed static_assert's, or
+# an error of its own (`error: devmesh: ...`). The same rule as tests/compile_fail/run_case.sh.
+ERROR_LINE = re.compile(r": (fatal )?error( #[0-9A-Za-z-]+)?:")
+DEVMESH_DIAGNOSTIC = re.compile(ERROR_LINE.pattern + r" (static assertion failed(: | with \")|"
+                                r"static_assert failed( due to requirement .*)? \")?devmesh: ")
+
+
+def compile_error_problem(log):
+    """Why a compile-error block's compiler output breaks the rule, or None."""
+    errors = [line for line in log.splitlines() if ERROR_LINE.search(line)]
+    if not errors:
+        return "the compiler printed no error line"
+    if not DEVMESH_DIAGNOSTIC.search(errors[0]):
+        return f"its first error is not a devmesh: diagnostic: {errors[0]}"
+    other = next((line for line in errors if not DEVMESH_DIAGNOSTIC.search(line)), None)
+    if other is not None:
+        return f"an error that is not a devmesh: diagnostic follows it: {other}"
+    return None
 
 PRELUDE = """#include <devmesh/devmesh.hpp>
 #include <algorithm>
@@ -278,12 +303,13 @@ class Checker:
                     self.fail(b.where, "marked fragment, but it compiles as written: it is whole, drop the tag")
             else:  # compile-error
                 rc, log = self.build_alone(name)
+                problem = compile_error_problem(log)
                 if rc == 0:
                     self.fail(b.where, "marked compile-error, but it compiles")
-                elif "devmesh:" not in log:
-                    self.fail(b.where, f"marked compile-error, but the compiler says no 'devmesh:' diagnostic:\n{log[-3000:]}")
+                elif problem:
+                    self.fail(b.where, f"marked compile-error, but {problem}\n{log[-3000:]}")
                 else:
-                    print(f"ok: {b.where} (fails to compile with a devmesh: diagnostic, as intended)")
+                    print(f"ok: {b.where} (fails to compile with devmesh's diagnostics only, as intended)")
         return self.report(cpp, fragments, programs)
 
     def report(self, cpp, fragments, programs=0):

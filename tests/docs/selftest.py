@@ -18,11 +18,16 @@ EXPECTED = [  # one line each in the checker's output
     r"^FAILED: docs/bad\.md:\d+: unknown info string 'cpp frag'",
     r"^FAILED: docs/bad\.md:\d+: marked fragment, but it is a whole program",
     r"^FAILED: docs/bad\.md:\d+: marked compile-error, but it compiles",
+    r"^FAILED: docs/bad\.md:\d+: marked compile-error, but its first error is not a devmesh: diagnostic: "
+    r".*no_such_member",
+    r"^FAILED: docs/bad\.md:\d+: marked compile-error, but an error that is not a devmesh: diagnostic follows it: "
+    r".*no_such_member",
+    r"^ok: docs/bad\.md:\d+ \(fails to compile with devmesh's diagnostics only, as intended\)$",
     r"^FAILED: docs/bad\.md:\d+: an <!-- output --> block must come right after",
-    r"^FAILED: docs: 3 of 8 C\+\+ blocks are fragments",
+    r"^FAILED: docs: 3 of 11 C\+\+ blocks are fragments",
     r"^ok: README\.md:\d+$",
     r"^ok: docs/bad\.md:\d+ \(fragment, after the prelude\)$",
-    r"^8 C\+\+ blocks \(3 fragments, 2 programs built\); 11 failure\(s\)$",
+    r"^11 C\+\+ blocks \(3 fragments, 2 programs built\); 13 failure\(s\)$",
 ]
 # Both fragments that compile as written (the whole one and the program) are caught.
 TWICE = r"^FAILED: docs/bad\.md:\d+: marked fragment, but it compiles as written"

@@ -1,16 +1,21 @@
 // Every dim's communicator against the core layout, and every typed collective checked
 // numerically on every dim: plain, flattened (adjacent and transposed), sliced, unflattened,
-// and on 1-D meshes through the unnamed API. Run under mpirun with 1, 2, 4 and 8 ranks.
+// and on 1-D meshes through the unnamed API. Run under mpirun with 1, 2, 4 and 8 ranks, and
+// with the watchdog on (DEVMESH_WATCHDOG: mpi.collectives.watchdog.np4), where the last test
+// case proves the watched path ran.
 #include <array>
+#include <cstdlib>
 #include <complex>
 #include <cstdint>
 #include <memory>
 #include <numeric>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <devmesh/devmesh.hpp>
 
+#include "call_counter.hpp"
 #include "mpi_doctest.hpp"
 
 namespace mpi_collectives_test {  // one per file: a unity TU holds several files (devmesh_test_program)
@@ -332,5 +337,24 @@ TEST_CASE("bool elements: sum and max are a logical or, prod and min a logical a
   const auto m = dm::init_device_mesh(world, dm::mesh<dm::dim<"dp">, dm::dim<"tp">>(w / tp, tp));
   check_bools<"dp">(m);
   check_bools<"tp">(m);
+}
+// Which path the collectives above took: with DEVMESH_WATCHDOG set, the watchdog's (issued
+// non-blocking, MPI_Iallreduce, and waited for under its bound), else the plain blocking call.
+// Counted on the dim's own communicator by PMPI wrappers (call_counter.hpp).
+TEST_CASE("the watchdog's path is taken exactly when DEVMESH_WATCHDOG is set") {
+  const char* env = std::getenv("DEVMESH_WATCHDOG");
+  const bool watched = env != nullptr && std::atof(env) > 0;
+  auto world = dm::mpi::world();
+  const auto m = dm::init_device_mesh(world, dm::mesh<dm::dim<"world">>(world.size()));
+  const MPI_Comm c = dm::comm<"world">(m).native();
+  const std::size_t blocking = call_counter::allreduce(c), nonblocking = call_counter::iallreduce(c);
+  constexpr int calls = 3;
+  std::vector<float> v{1.0f};
+  for (int i = 0; i < calls; ++i) dm::all_reduce<"world">(m, std::span(v), dm::op::sum);
+  CHECK_EQ(v[0], static_cast<float>(world.size() * world.size() * world.size()));
+  MESSAGE("DEVMESH_WATCHDOG=" << std::string(env ? env : "(unset)") << ": " << call_counter::iallreduce(c) - nonblocking
+                              << " MPI_Iallreduce, " << call_counter::allreduce(c) - blocking << " MPI_Allreduce");
+  CHECK_EQ(call_counter::iallreduce(c) - nonblocking, watched ? calls : 0);
+  CHECK_EQ(call_counter::allreduce(c) - blocking, watched ? 0 : calls);
 }
 }  // namespace mpi_collectives_test

@@ -1,6 +1,9 @@
 // Compile test: a collective on an element type with no MPI datatype is a static_assert
 // naming the type (error::unsupported_element_type<not_a_number, devmesh::mpi::communicator>).
-// With DEVMESH_TEST_SUPPORTED the same code uses float and must compile (control).
+// With DEVMESH_TEST_SUPPORTED the same code uses float and must compile (control). Run through
+// tests/compile_fail/run_case.sh: the diagnostic must be the first error and the only one.
+// expect: devmesh: this element type has no datatype
+// expect: unsupported_element_type<not_a_number, devmesh::mpi::communicator>
 #include <devmesh/devmesh.hpp>
 
 #include <span>

@@ -81,6 +81,33 @@ TEST_SUITE("sharding_dynamic") {
     CHECK(contains(message_of([&] { (void)s.local_size(dm::extents<12>{}, 0); }),
                    "extent 12, not a multiple of its 8 shards"));
   }
+  TEST_CASE("global_index and held run the even-chunking check, as every query does") {
+    using spec = dm::sharding<static2d, dm::chunks<dm::chunking::even>, dm::on<"tp", dm::shard<0>>>;
+    const char* uneven = "tensor dim 0 has extent 13, not a multiple of its 4 shards";
+    CHECK(contains(message_of([&] { (void)spec{}.global_index(dm::dextents<1>(13), 1, 0, 0); }), uneven));
+    CHECK(contains(message_of([&] { (void)spec{}.held(dm::dextents<1>(13), 1, 0); }), uneven));
+    dm::dynamic_sharding<mesh2d> s(mesh2d(2, 4));
+    s.chunk(dm::chunking::even).place("tp", dm::placement::sharded(0));
+    CHECK(contains(message_of([&] { (void)s.global_index(dm::dextents<1>(13), 1, 0, 0); }), uneven));
+    CHECK(contains(message_of([&] { (void)s.held(dm::dextents<1>(13), 1, 0); }), uneven));
+    // An extent that divides: the same answers as before the check.
+    CHECK(spec{}.global_index(dm::dextents<1>(12), 1, 0, 2) == 5);
+    CHECK(s.held(dm::dextents<1>(12), 3, 0).global_index(0) == 9);
+  }
+  TEST_CASE("placement_of and split_factor check their dim index") {
+    const auto m = mesh2d(2, 4).flatten<"dp_tp", "dp", "tp">();
+    dm::dynamic_sharding<std::remove_const_t<decltype(m)>> s(m);
+    s.place("tp", dm::placement::sharded(0));
+    CHECK(contains(message_of([&] { (void)s.placement_of(3); }), "placement_of: mesh dim 3 is not in [0, 3)"));
+    CHECK(contains(message_of([&] { (void)s.placement_of(-1); }), "placement_of: mesh dim -1 is not in [0, 3)"));
+    CHECK(contains(message_of([&] { (void)s.split_factor(3); }), "split_factor: mesh dim 3 is not in [0, 3)"));
+    CHECK(contains(message_of([&] { (void)s.split_factor(-1); }), "split_factor: mesh dim -1 is not in [0, 3)"));
+    CHECK(s.placement_of(1).is_shard());  // in range: as before (the alias, index 2, is replicated)
+    CHECK(!s.placement_of(2).is_shard());
+    using spec = dm::sharding<static2d, dm::on<"tp", dm::shard<0>>>;
+    CHECK(contains(message_of([&] { (void)spec{}.placement_of(2); }), "placement_of: mesh dim 2 is not in [0, 2)"));
+    CHECK(contains(message_of([&] { (void)spec{}.split_factor(2); }), "split_factor: mesh dim 2 is not in [0, 2)"));
+  }
   TEST_CASE("positions, local and global indices out of range") {
     using spec = dm::sharding<static2d, dm::on<"tp", dm::shard<0>>>;
     CHECK(contains(message_of([&] { (void)spec{}.local_shape(dm::extents<13>{}, 8); }), "position 8 is not in [0, 8)"));

@@ -2,7 +2,11 @@
 // with a devmesh message: DEVMESH_CASE=1 in and out of different element types, 2 an out
 // that cannot be written, 3 a mesh on a backend without the v-collectives (declared_comm: a
 // communicator with only the required members). Without DEVMESH_CASE the same calls, right,
-// compile (the control).
+// compile (the control). Each case runs through tests/compile_fail/run_case.sh: its
+// diagnostic must be the first error and the only one.
+// expect-case-1: devmesh: redistribute: in and out must hold the same element type
+// expect-case-2: devmesh: redistribute: out must be writable
+// expect-case-3: devmesh: redistribute needs a backend with the v-collectives all_to_allv and reduce_scatterv
 #include <devmesh/redistribute.hpp>
 
 #include <vector>

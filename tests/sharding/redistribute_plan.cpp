@@ -439,13 +439,20 @@ constexpr dm::tensor_index bytes_8x8(const dm::redistribute_plan<2>& p) {
 }
 constexpr auto regroup = dm::plan_redistribute(rows_twice{}, rows_on_tp{});
 static_assert(regroup.count == 1 && regroup[0].kind == dm::step_kind::all_to_all && regroup[0].group == 0b11u);
-// issue 20's first example: 896 B over the 8 ranks where PyTorch moves 3,584 B
+// issue 20's first example: 896 B over the 8 ranks where PyTorch moves 3,584 B. From the blocks:
+// rank (d, t) holds row 4d + t (8 elements) and needs rows 2t, 2t + 1 (16); it holds one of
+// them only at (0, 0) (row 0) and (1, 3) (row 7): 2 x 8 + 6 x 16 = 112 elements, 896 B, the
+// bound (the test "the static plans said to reach the bound" below checks each count said to be
+// it against any_plan_bound, a brute force over the elements that does not use the planner)
 static_assert(bytes_8x8(regroup) == 896);
 // [P(sum), R] -> [R, S(0)]: slice on tp first, then all_reduce a quarter of the tensor over dp
 constexpr auto reduce_less = dm::plan_redistribute(grads{}, rows_on_tp{});
 static_assert(reduce_less.count == 2 && reduce_less[0].kind == dm::step_kind::local &&
               reduce_less[1].kind == dm::step_kind::all_reduce && reduce_less[1].group == 0b01u);
-static_assert(dm::bytes_sent(mesh24{}, reduce_less, dm::extents<8, 8>{}, 0, 8) == 128);  // PyTorch: 512
+// From the blocks: after the slice rank 0 holds rows 0-1 of its partial values, N = 16 elements;
+// an all_reduce over dp (n = 2) sends 2 (n - 1) / n N = 16 elements, 128 B (PyTorch all-reduces
+// all 64: 64 elements, 512 B)
+static_assert(dm::bytes_sent(mesh24{}, reduce_less, dm::extents<8, 8>{}, 0, 8) == 128);
 // [P(sum), R] -> [S(0), S(0)]: tp cuts each future dp block first (_StridedShard(0, 2)), so the
 // reduce_scatter over dp reduces a quarter of the tensor: 512 B over the 8 ranks, PyTorch 2,048 B
 constexpr auto reduce_strided = dm::plan_redistribute(grads{}, rows_twice{});
@@ -453,6 +460,10 @@ static_assert(reduce_strided.count == 2 && reduce_strided[0].kind == dm::step_ki
               reduce_strided[0].after.at[1] == dm::placement::strided(0, 2) &&
               reduce_strided[1].kind == dm::step_kind::reduce_scatter && reduce_strided[1].group == 0b01u &&
               reduce_strided[1].after == rows_twice{}.table());
+// From the blocks: after the slice rank (d, t) holds rows t and 4 + t (one of each future dp
+// block), N = 16 elements; the reduce_scatter over dp sends N minus the row it keeps, 8
+// elements: 8 ranks x 8 = 64 elements, 512 B, the bound (PyTorch: 8 ranks x (64 - 32) elements,
+// 2,048 B)
 static_assert(bytes_8x8(reduce_strided) == 512);
 
 // [S(0), S(0)] -> [R, P(sum)]: tp keeps its cut, and one all_gather over dp brings the rows each
@@ -462,6 +473,9 @@ using summed_on_tp = dm::sharding<mesh24, dm::on<"tp", dm::partial<dm::reduction
 constexpr auto gather_filled = dm::plan_redistribute(rows_twice{}, summed_on_tp{});
 static_assert(gather_filled.count == 1 && gather_filled[0].kind == dm::step_kind::all_gather &&
               gather_filled[0].group == 0b01u && dm::detail::zero_filled_dims(gather_filled[0]) == 0b10u);
+// From the blocks: rank (d, t) holds row 4d + t; its dp group, {(0, t), (1, t)}, rows t and
+// 4 + t; the all_gather over dp (n = 2) sends its one row to the other rank: 8 ranks x 8
+// elements, 512 B
 static_assert(bytes_8x8(gather_filled) == 512);
 
 // [S(0), P(sum)] -> [P(sum), S(0)]: one reduce_scatter over tp, each rank reducing only the
@@ -473,6 +487,10 @@ using summed_rows_on_tp = dm::sharding<mesh24, dm::on<"dp", summed>, dm::on<"tp"
 constexpr auto scatter_filled = dm::plan_redistribute(rows_summed_on_tp{}, summed_rows_on_tp{});
 static_assert(scatter_filled.count == 1 && scatter_filled[0].kind == dm::step_kind::reduce_scatter &&
               scatter_filled[0].group == 0b10u && dm::detail::zero_filled_dims(scatter_filled[0]) == 0b01u);
+// From the blocks: rank (d, t) holds rows 4d..4d+3 (N = 32 elements) and its new block is rows
+// 2t, 2t + 1, of which it holds 16 elements when 2t is in its half ((0, 0), (0, 1), (1, 2),
+// (1, 3)), none otherwise; a reduce_scatter sends N minus what it keeps: 4 x 16 + 4 x 32 = 192
+// elements, 1,536 B
 static_assert(bytes_8x8(scatter_filled) == 1536);
 
 // [S(1), S(0)] -> [S(0), P(sum)]: one all_to_all over dp, each rank receiving only the part of
@@ -482,6 +500,9 @@ using cols_rows = dm::sharding<mesh24, dm::on<"dp", dm::shard<1>>, dm::on<"tp", 
 constexpr auto exchange_filled = dm::plan_redistribute(cols_rows{}, rows_summed_on_tp{});
 static_assert(exchange_filled.count == 1 && exchange_filled[0].kind == dm::step_kind::all_to_all &&
               exchange_filled[0].group == 0b01u && dm::detail::zero_filled_dims(exchange_filled[0]) == 0b10u);
+// From the blocks: rank (d, t) holds columns 4d..4d+3 of rows 2t, 2t + 1 (8 elements); its new
+// rows 4d..4d+3 meet its tp rows only at (0, 0), (0, 1), (1, 2), (1, 3): 2 rows x 8 columns, of
+// which it holds 8 and lacks 8: 4 x 8 = 32 elements, 256 B
 static_assert(bytes_8x8(exchange_filled) == 256);
 
 // [S(0), S(0)] -> [P(sum), S(0)]: dp keeps its cut (the first of the chain) and the all_to_all
@@ -490,6 +511,9 @@ static_assert(bytes_8x8(exchange_filled) == 256);
 constexpr auto exchange_kept = dm::plan_redistribute(rows_twice{}, summed_rows_on_tp{});
 static_assert(exchange_kept.count == 1 && exchange_kept[0].kind == dm::step_kind::all_to_all &&
               exchange_kept[0].group == 0b10u && dm::detail::zero_filled_dims(exchange_kept[0]) == 0b01u);
+// From the blocks: rank (d, t) holds row 4d + t; its new rows 2t, 2t + 1 meet its dp half only at
+// (0, 0), (0, 1), (1, 2), (1, 3) (16 elements each), of which (0, 0) (row 0) and (1, 3) (row 7)
+// hold 8: 8 + 16 + 16 + 8 = 48 elements, 384 B
 static_assert(bytes_8x8(exchange_kept) == 384);
 
 // [S(1), P(sum)] -> [S(0), R]: tp reduce-scatters its partial sums (each element reduced once,
@@ -502,6 +526,11 @@ constexpr auto scatter_then_move = dm::plan_redistribute(cols_summed_on_tp{}, ro
 static_assert(scatter_then_move.count == 2 && scatter_then_move[0].kind == dm::step_kind::reduce_scatter &&
               scatter_then_move[0].group == 0b10u && scatter_then_move[1].kind == dm::step_kind::all_to_all &&
               scatter_then_move[1].group == 0b11u);
+// From the blocks: step 1 leaves [S(1), S(0)]; each rank holds columns 4d..4d+3 of every row
+// (N = 32) and keeps rows 2t, 2t + 1 of them (8): 8 ranks x 24 elements = 192. Step 2: rank
+// (d, t) needs rows 4d..4d+3 (32 elements) and holds 8 of them at (0, 0), (0, 1), (1, 2), (1, 3),
+// none elsewhere: 4 x 24 + 4 x 32 = 224. 192 + 224 = 416 elements, 3,328 B (the bound: 3,072 B)
+static_assert(scatter_then_move[0].after == cols_rows{}.table());
 static_assert(bytes_8x8(scatter_then_move) == 3328);
 
 // A dim of size 1 holds the whole tensor whatever it says: no collective over one rank.
@@ -558,6 +587,23 @@ TEST_SUITE("sharding_redistribute_plan") {
     }
     MESSAGE(pairs << " random pairs planned and simulated");
     CHECK(pairs > 10000);
+  }
+
+  TEST_CASE("the static plans said to reach the bound send the bytes any plan must (brute force)") {
+    // any_plan_bound counts, element by element, the messages any plan needs: independent of
+    // the planner, and equal to the bytes pinned above where their comments say "the bound".
+    using spec = dm::dynamic_sharding<mesh24>;
+    const auto bound = [](const spec& src, const spec& dst) {
+      return static_cast<dm::tensor_index>(any_plan_bound(mesh24{}, src, dst, dm::extents<8, 8>{}, 64));
+    };
+    CHECK(bytes_8x8(regroup) == bound(rows_twice{}, rows_on_tp{}));
+    CHECK(bytes_8x8(gather_filled) == bound(rows_twice{}, summed_on_tp{}));
+    CHECK(bytes_8x8(scatter_filled) == bound(rows_summed_on_tp{}, summed_rows_on_tp{}));
+    CHECK(bytes_8x8(exchange_filled) == bound(cols_rows{}, rows_summed_on_tp{}));
+    CHECK(bytes_8x8(exchange_kept) == bound(rows_twice{}, summed_rows_on_tp{}));
+    CHECK(bytes_8x8(reduce_strided) == bound(grads{}, rows_twice{}));
+    // The reduce_scatter before the exchange costs more than the bound (3,072 B): a bound.
+    CHECK(bytes_8x8(scatter_then_move) > bound(cols_summed_on_tp{}, rows_on_dp{}));
   }
 
   TEST_CASE("every pair of R, S(0), S(1) and P(sum) on 2-D and 3-D meshes, uneven and empty blocks") {

@@ -177,8 +177,8 @@ int main() {
   dynamic2d spec(dyn2(3, 2));
   spec.order(0, {"tp", "dp"});
   if (cudaMallocManaged(&out, 7 * sizeof(idx)) != cudaSuccess) {
-    std::puts("no CUDA device: the kernel compiled; not run");
-    return 0;
+    std::puts("SKIPPED: no CUDA device: the kernel compiled; not run");
+    return 77;  // ctest's SKIP_RETURN_CODE: not a pass
   }
   queries<<<1, 1>>>(out, spec);
   if (cudaDeviceSynchronize() != cudaSuccess) return 1;

@@ -167,27 +167,30 @@ void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<La
                   typename Comm::stream_type stream = {}) {
   using T = std::ranges::range_value_t<Out>;
   using space = detail::memory_space_t<Comm>;
-  static_assert(std::is_same_v<std::remove_cv_t<std::ranges::range_value_t<In>>, T>,
-                "devmesh: redistribute: in and out must hold the same element type");
-  static_assert(!std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<Out>>>,
-                "devmesh: redistribute: out must be writable");
-  static_assert(detail::runs_redistribute<Comm, T>,
-                "devmesh: redistribute needs a backend with the v-collectives all_to_allv and reduce_scatterv and a "
-                "memory space for its stream type (redistribute/memory.hpp): the MPI and NCCL backends");
-  const auto* src = std::ranges::data(in);
-  T* dst = std::ranges::data(out);
-  const std::size_t n_in = std::ranges::size(in), n_out = std::ranges::size(out);
-  if (!mesh.is_member())
-    throw mesh_error("devmesh: redistribute on " + to_string(mesh) + ": this rank is not a member of the mesh");
-  space::check_usable("redistribute");
-  const auto call = [&] { return detail::redistribute_call<T>(mesh, from, to, ext); };
-  const auto& plan = detail::kept_plan(from, to);  // static: read in place; refusals throw on every rank
-  detail::check_counts_fit(call, mesh, plan, ext);  // so do blocks too large for the backend's counts
-  detail::check_average_type<Comm, T>(call, plan);  // and integer averages on NCCL
-  detail::agree_on_call(mesh, call, detail::redistribute_error(call, mesh, from, to, ext, src, n_in, dst, n_out, sizeof(T)));
-  detail::with_step_buffers<T, space>(stream, [&](auto& b) {
-    detail::run_plan(mesh, plan, ext, std::span<const T>(src, n_in), std::span<T>(dst, n_out), b);
-  });
+  constexpr bool same_type = std::is_same_v<std::remove_cv_t<std::ranges::range_value_t<In>>, T>;
+  constexpr bool writable = !std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<Out>>>;
+  constexpr bool runs = detail::runs_redistribute<Comm, T>;
+  static_assert(same_type, "devmesh: redistribute: in and out must hold the same element type");
+  static_assert(writable, "devmesh: redistribute: out must be writable");
+  static_assert(runs, "devmesh: redistribute needs a backend with the v-collectives all_to_allv and reduce_scatterv "
+                      "and a memory space for its stream type (redistribute/memory.hpp): the MPI and NCCL backends");
+  if constexpr (same_type && writable && runs) {  // else the static_assert alone: no cascade of errors after it
+    const auto* src = std::ranges::data(in);
+    T* dst = std::ranges::data(out);
+    const std::size_t n_in = std::ranges::size(in), n_out = std::ranges::size(out);
+    if (!mesh.is_member())
+      throw mesh_error("devmesh: redistribute on " + to_string(mesh) + ": this rank is not a member of the mesh");
+    space::check_usable("redistribute");
+    const auto call = [&] { return detail::redistribute_call<T>(mesh, from, to, ext); };
+    const auto& plan = detail::kept_plan(from, to);  // static: read in place; refusals throw on every rank
+    detail::check_counts_fit(call, mesh, plan, ext);  // so do blocks too large for the backend's counts
+    detail::check_average_type<Comm, T>(call, plan);  // and integer averages on NCCL
+    detail::agree_on_call(mesh, call,
+                          detail::redistribute_error(call, mesh, from, to, ext, src, n_in, dst, n_out, sizeof(T)));
+    detail::with_step_buffers<T, space>(stream, [&](auto& b) {
+      detail::run_plan(mesh, plan, ext, std::span<const T>(src, n_in), std::span<T>(dst, n_out), b);
+    });
+  }
 }
 
 }  // namespace devmesh

@@ -101,7 +101,10 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
   /// to a dynamic spec's table (valid while the spec lives), a value for a static one.
   DEVMESH_HOST_DEVICE constexpr decltype(auto) table() const { return Source::table(); }
   /// Placement of dim d (by index, aliases included): replicate where none is placed.
-  DEVMESH_HOST_DEVICE constexpr placement placement_of(int d) const { return table().at[d]; }
+  DEVMESH_HOST_DEVICE constexpr placement placement_of(int d) const {
+    check_dim_index("placement_of: mesh dim", d);
+    return table().at[d];
+  }
   /// Placement of the named dim.
   template <fixed_string Name>
   DEVMESH_HOST_DEVICE constexpr placement placement_on() const {
@@ -112,6 +115,7 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
   /// PyTorch's spelling of dim d's shard: 1 for Shard(t), f for _StridedShard(t, split_factor=f)
   /// (an explicit shard order, as DTensorSpec converts it); 1 for every other placement.
   DEVMESH_HOST_DEVICE constexpr tensor_index split_factor(int d) const {
+    check_dim_index("split_factor: mesh dim", d);
     int sizes[N > 0 ? N : 1]{};
     sizes_into(sizes);
     const auto t = table();
@@ -164,7 +168,7 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
   /// `position`'s block (i in [0, local_shape()[t])).
   template <class E>
   DEVMESH_HOST_DEVICE constexpr tensor_index global_index(const E& ext, int position, int t, tensor_index i) const {
-    checks::check_tensor_dims(table(), ext);
+    (void)checked(ext);
     if (t < 0 || t >= E::rank_value) detail::fail_sharding("global_index: tensor dim", t, E::rank_value);
     const auto m = map_of(ext, position, t);
     if (i < 0 || i >= m.length()) detail::fail_sharding("global_index: local index", i, m.length());
@@ -175,7 +179,7 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
   /// global_index(i), contains(g), contiguous() (index_map.hpp). What a planner intersects.
   template <class E>
   DEVMESH_HOST_DEVICE constexpr detail::dim_map<N> held(const E& ext, int position, int t) const {
-    checks::check_tensor_dims(table(), ext);
+    (void)checked(ext);
     if (t < 0 || t >= E::rank_value) detail::fail_sharding("held: tensor dim", t, E::rank_value);
     return map_of(ext, position, t);
   }
@@ -244,6 +248,9 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
   DEVMESH_HOST_DEVICE constexpr void sizes_into(int* sizes) const {
     const auto& m = mesh();
     for (int d = 0; d < N; ++d) sizes[d] = m.size(d);
+  }
+  DEVMESH_HOST_DEVICE static constexpr void check_dim_index(const char* what, int d) {
+    if (d < 0 || d >= N) detail::fail_sharding(what, d, N);
   }
   DEVMESH_HOST_DEVICE constexpr void check_position(int position) const {
     const int n = mesh().root_size();

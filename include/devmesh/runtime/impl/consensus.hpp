@@ -84,10 +84,19 @@ std::vector<std::string> gather_texts(const Comm& c, std::string_view text, cons
 
 /// The failure path of an agreement on `step` that failed somewhere: every rank gathers every
 /// rank's error text and throws a mesh_error naming the failed ranks and the first one's message.
+/// If the gathering times out, a rank whose own part failed throws a timeout_error that says
+/// its own error first, then that the gathering timed out (the others: the time-out alone).
 template <communicator Comm>
 [[noreturn]] void throw_failed(const Comm& c, const std::string& local_error, std::string_view step,
                                const deadline& d) {
-  const auto texts = gather_texts(c, local_error.empty() ? std::string_view() : std::string_view(local_error), d);
+  std::vector<std::string> texts;
+  try {
+    texts = bounded_step(step, d, [&] { return gather_texts(c, local_error, d); });
+  } catch (const timeout_error& e) {
+    if (local_error.empty()) throw;
+    throw timeout_error("devmesh: " + std::string(step) + " failed on this rank (" + std::to_string(c.rank()) +
+                        "): " + local_error + "; then gathering every rank's error timed out: " + e.what());
+  }
   std::vector<int> bad;
   for (std::size_t r = 0; r < texts.size(); ++r)
     if (!texts[r].empty()) bad.push_back(static_cast<int>(r));
@@ -105,11 +114,9 @@ template <communicator Comm>
 /// the first failure's message, so a failure on some ranks never leaves the others waiting.
 template <communicator Comm>
 void agree(const Comm& c, const std::string& local_error, std::string_view step, const deadline& d) {
-  bounded_step(step, d, [&] {
-    std::uint64_t failed = local_error.empty() ? 0 : 1;
-    c.all_reduce_max(&failed, 1, d);
-    if (failed) throw_failed(c, local_error, step, d);
-  });
+  std::uint64_t failed = local_error.empty() ? 0 : 1;
+  bounded_step(step, d, [&] { c.all_reduce_max(&failed, 1, d); });
+  if (failed) throw_failed(c, local_error, step, d);
 }
 
 /// What the ranks compare: `payload` (the mesh as bytes: its names and layout values, or a
@@ -215,29 +222,50 @@ struct step_outcome {
   std::string error;
 };
 
+/// agree_all's words, the same number on every rank whatever it checks: its shape (how many
+/// outcomes before and after, whether a descriptor is compared) and the shape's complement,
+/// the complement of its first failed outcome's index (before's, then after's; none: 0),
+/// then the descriptor's digest words (put_digest; zeros without one). The maximum of a
+/// complement is the complement of the minimum: the shapes were alike when max == ~max(~),
+/// and the earliest failure on any rank is ~max(~first).
+inline constexpr std::size_t agreement_words = 3 + digest_words;
+template <class = void>
+std::uint64_t agreement_shape(std::size_t before, bool descriptor, std::size_t after) {
+  return static_cast<std::uint64_t>(before) | static_cast<std::uint64_t>(after) << 24 |
+         static_cast<std::uint64_t>(descriptor) << 48;
+}
+
 /// agree on each of `before`, then check_same of `mine` (when given), then agree on each of
-/// `after`, in that order and with the same messages, as ONE all-reduce over `c` (a flag
-/// per outcome plus the digest): the first check that fails anywhere makes every rank throw
-/// exactly what that check alone would have. `before`, `after` and whether `mine` is given
-/// must be alike on every rank (their errors not); a rank whose part failed before the
-/// descriptor could be made passes an empty one (its flag decides first). `step` names the
-/// descriptor check in its message, and the whole in a time-out's.
+/// `after`, in that order and with the same messages, as ONE all-reduce over `c` of a fixed
+/// number of words (agreement_words): the first check that fails anywhere makes every rank
+/// throw exactly what that check alone would have. `before`, `after` and whether `mine` is
+/// given must be alike on every rank (their errors not): that is checked too, every rank
+/// throwing a mesh_error if not. A rank whose part failed before the descriptor could be
+/// made passes an empty one (its flag decides first). `step` names the descriptor check in
+/// its message, and the whole in a time-out's.
 template <communicator Comm>
 void agree_all(const Comm& c, std::string_view step, std::span<const step_outcome> before, const descriptor* mine,
                std::span<const step_outcome> after, const deadline& d) {
-  bounded_step(step, d, [&] {
-    const std::size_t nd = mine ? digest_words : 0;
-    std::vector<std::uint64_t> w(before.size() + nd + after.size(), 0);
-    for (std::size_t i = 0; i < before.size(); ++i) w[i] = before[i].error.empty() ? 0 : 1;
-    if (mine) put_digest(w.data() + before.size(), *mine);
-    for (std::size_t i = 0; i < after.size(); ++i) w[before.size() + nd + i] = after[i].error.empty() ? 0 : 1;
-    c.all_reduce_max(w.data(), w.size(), d);
-    for (std::size_t i = 0; i < before.size(); ++i)
-      if (w[i]) throw_failed(c, before[i].error, before[i].step, d);
-    if (mine && !same_digest(w.data() + before.size())) throw_mismatch(c, *mine, step, d);
-    for (std::size_t i = 0; i < after.size(); ++i)
-      if (w[before.size() + nd + i]) throw_failed(c, after[i].error, after[i].step, d);
-  });
+  const std::uint64_t shape = agreement_shape(before.size(), mine != nullptr, after.size());
+  std::uint64_t first = ~std::uint64_t{0};
+  for (std::size_t i = after.size(); i-- > 0;)
+    if (!after[i].error.empty()) first = before.size() + i;
+  for (std::size_t i = before.size(); i-- > 0;)
+    if (!before[i].error.empty()) first = i;
+  std::array<std::uint64_t, agreement_words> w{shape, ~shape, ~first};
+  if (mine) put_digest(w.data() + 3, *mine);
+  bounded_step(step, d, [&] { c.all_reduce_max(w.data(), w.size(), d); });
+  if (w[0] != ~w[1])
+    throw mesh_error("devmesh: " + std::string(step) + ": the ranks disagree on the checks this step agrees on (this rank: " +
+                     std::to_string(before.size()) + " before the descriptor, " + (mine ? "one" : "none") + ", " +
+                     std::to_string(after.size()) + " after); every rank must take the same steps");
+  first = ~w[2];
+  if (first < before.size()) throw_failed(c, before[first].error, before[first].step, d);
+  if (mine && !same_digest(w.data() + 3)) bounded_step(step, d, [&] { throw_mismatch(c, *mine, step, d); });
+  if (first < before.size() + after.size()) {
+    const step_outcome& failed = after[first - before.size()];
+    throw_failed(c, failed.error, failed.step, d);
+  }
 }
 
 /// Who was not in a call the watchdog ended (ranks of its group), in world ranks; `why_unknown`:
