@@ -65,14 +65,19 @@ void write_dim(std::string& s, const layout_values& v, int d, bool with_stride) 
     s += std::to_string(size);
     return;
   }
-  const int count = v.first[d + 1] - v.first[d];
-  if (count == 0) {  // a size-1 dim with no digit of its own (from an unflatten)
-    s += '1';
+  // The strides of the modes with digits (size-1 modes only hold a place, e.g. the room of a
+  // dim cut at run time); a dim with none shows its first mode's stride.
+  int count = 0, shown = v.first[d];
+  for (int m = v.first[d]; m < v.first[d + 1]; ++m)
+    if (v.shape[m] != 1 && count++ == 0) shown = m;
+  if (count == 0) {
+    s += v.first[d + 1] > v.first[d] ? std::to_string(v.stride[shown]) : std::string("1");
     return;
   }
   if (count > 1) s += '(';
-  for (int m = v.first[d]; m < v.first[d + 1]; ++m) {
-    if (m > v.first[d]) s += ", ";
+  for (int m = v.first[d], k = 0; m < v.first[d + 1]; ++m) {
+    if (v.shape[m] == 1) continue;
+    if (k++) s += ", ";
     s += std::to_string(v.stride[m]);
   }
   if (count > 1) s += ')';
