@@ -240,13 +240,12 @@ std::string rank_table(const basic_mesh<L, Names>& m, int member = 0) {
   return s;
 }
 
-/// all_groups as text: "tp: [0, 1, 2, 3] [4, 5, 6, 7]".
-template <fixed_string... Ns, auto L, class Names>
-std::string group_table(const basic_mesh<L, Names>& m, int member = 0) {
-  std::string s;
-  ((s += s.empty() ? "" : "+", s += Ns.view()), ...);
+namespace detail {
+/// Groups as text: "tp: [0, 1, 2, 3] [4, 5, 6, 7]" (`label`: the dims' names joined by '+').
+template <class Groups>
+std::string groups_text(std::string s, const Groups& groups) {
   s += ':';
-  for (const auto& g : all_groups<Ns...>(m, member)) {
+  for (const auto& g : groups) {
     s += " [";
     for (int i = 0; i < g.size(); ++i) {
       if (i) s += ", ";
@@ -255,6 +254,24 @@ std::string group_table(const basic_mesh<L, Names>& m, int member = 0) {
     s += ']';
   }
   return s;
+}
+template <fixed_string... Ns>
+std::string joined_labels() {
+  std::string s;
+  ((s += s.empty() ? "" : "+", s += Ns.view()), ...);
+  return s;
+}
+}  // namespace detail
+
+/// all_groups as text: "tp: [0, 1, 2, 3] [4, 5, 6, 7]": every group of the dims over the root.
+template <fixed_string... Ns, auto L, class Names>
+std::string group_table(const basic_mesh<L, Names>& m) {
+  return detail::groups_text(detail::joined_labels<Ns...>(), all_groups<Ns...>(m));
+}
+/// block_groups as text: the groups inside the block of m that holds position `member`.
+template <fixed_string... Ns, auto L, class Names>
+std::string group_table(const basic_mesh<L, Names>& m, int member) {
+  return detail::groups_text(detail::joined_labels<Ns...>(), block_groups<Ns...>(m, member));
 }
 
 /// The (sub)mesh containing position `member` as PyTorch prints a DeviceMesh's mesh tensor,
