@@ -12,6 +12,7 @@
 #include <array>
 #include <climits>
 #include <cstddef>
+#include <initializer_list>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -24,6 +25,7 @@
 #include "derivation.hpp"
 #include "diagnostics.hpp"
 #include "dim.hpp"
+#include "dynamic_slice.hpp"
 #include "fixed_string.hpp"
 #include "group.hpp"
 #include "indexed_mesh.hpp"
@@ -93,6 +95,13 @@ class basic_mesh : public indexed_mesh<L> {
   template <fixed_string N>
   DEVMESH_HOST_DEVICE static constexpr int dim_index() {
     return index<N>;
+  }
+  /// Index of the dim named `name` at run time (aliases after the mesh's own dims); an
+  /// unknown name throws mesh_error naming it and the dims that exist (host only).
+  static constexpr int dim_index(std::string_view name) {
+    for (int d = 0; d < L.ndims; ++d)
+      if (Names::views[d] == name) return d;
+    detail::throw_unknown_dim(name, Names::views, L.nprimary, L.ndims);
   }
   /// Name of dim d, d in [0, ndim_with_aliases) (host only).
   static constexpr std::string_view name(int d) {
@@ -193,6 +202,21 @@ class basic_mesh : public indexed_mesh<L> {
     } else {
       return derive<typename base::template slice_op<index<Ns>...>, names<>>();
     }
+  }
+  /// The submesh of dims chosen at run time, by name or index (PyTorch's mesh[names] with the
+  /// names in a variable, TorchTitan's get_activated_mesh): a dynamic_slice, whose queries
+  /// answer as slice<...>() of the same dims would. An unknown name, a repeat or an alias named
+  /// with one of its own dims throws mesh_error with the compile-time diagnostic's text,
+  /// naming the dim and the dims that exist. (Host only.)
+  dynamic_slice<basic_mesh> slice(std::initializer_list<std::string_view> names) const { return {*this, names}; }
+  /// The dims of these indices (the mesh's own [0, ndim), then its aliases), as slice(names).
+  dynamic_slice<basic_mesh> slice(std::initializer_list<int> indices) const { return {*this, indices}; }
+  /// The dims a range names (strings, indices, or dim references with by_name(), name() and
+  /// index(), as the runtime's dm::dim_ref), as slice(names).
+  template <class Range>
+    requires requires(const Range& r) { r.begin() != r.end(); }
+  dynamic_slice<basic_mesh> slice(const Range& dims) const {
+    return {*this, dims};
   }
   /// One dim as a 1-D submesh: m["tp"_dim] is m.slice<"tp">().
   /// (Takes any dim_name<N>; deduced through a tag because nvcc 13 cannot deduce a

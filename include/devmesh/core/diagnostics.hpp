@@ -325,6 +325,15 @@ struct message {
   for (int i = 0; i < n; ++i) m << (i == 0 ? "" : i == nprimary ? "; aliases: " : ", ") << names[i];
   throw_mesh_error(m << ")");
 }
+/// A dim name given at run time that the mesh does not have: the compile-time diagnostic's
+/// text, the name, and the dims (the first nprimary of names) and aliases that exist.
+[[noreturn, gnu::noinline]] inline void throw_unknown_dim(std::string_view name, const std::string_view* names,
+                                                          int nprimary, int n) {
+  message m;
+  m << DEVMESH_MSG_UNKNOWN_DIM ": '" << name << "': the dims are ";
+  for (int i = 0; i < n; ++i) m << (i == 0 ? "" : i == nprimary ? " (aliases: " : ", ") << names[i];
+  throw_mesh_error(m << (n > nprimary ? ")" : ""));
+}
 }  // namespace detail
 
 }  // namespace devmesh
