@@ -67,7 +67,7 @@
 #define DEVMESH_MSG_DEFAULT_DYNAMIC \
   "devmesh: a mesh with dynamic dims cannot be default-constructed: pass their sizes to the constructor, or use for_world(world) (see error::default_constructed_dynamic_mesh<dynamic dims<...>>)"
 #define DEVMESH_MSG_CONCAT_OVERLAP \
-  "devmesh: concatenate: a dim of one mesh shares ranks with a dim of the other, so the result would not be a mesh (see error::concatenated_dims_overlap<dim, dim, dims<...>>)"
+  "devmesh: concatenate: a dim of one mesh shares ranks with a dim of the other, or their digits interleave, so the result would not be a mesh (see error::concatenated_dims_overlap<dim, dim, dims<...>>)"
 #define DEVMESH_MSG_CONCAT_ROOTS \
   "devmesh: concatenate: the meshes are not of one root, their roots have different sizes (see error::concatenated_roots_differ<dims<...>, dims<...>>)"
 #define DEVMESH_MSG_RANK_RANGE "devmesh: rank out of range"
