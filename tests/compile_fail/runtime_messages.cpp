@@ -101,9 +101,36 @@ TEST_CASE("unflatten of a dynamic dim") {
   CHECK(h.unflatten<"replicate", dm::dim<"a", 3>, dm::dim<"b">>().size<"b">() == 1);
 }
 
+TEST_CASE("unflatten with run-time sizes, and slices by run-time names") {
+  using dm::dim;
+  const dm::mesh<dim<"world">> w(24);
+  const auto cut = [&](int pp, int dp, int tp) { (void)w.unflatten<"world", dim<"pp", 2>, dim<"dp">, dim<"tp">>(pp, dp, tp); };
+  CHECK(message_of([&] { cut(3, 4, 2); }) == std::string(DEVMESH_MSG_STATIC_SIZE_MISMATCH) +
+                                                ": new dim 'pp' of dim 'world' is 2, got 3 (pp=3, dp=4, tp=2)");
+  CHECK(message_of([&] { cut(2, 5, 3); }) ==
+        std::string(DEVMESH_MSG_UNFLATTEN_PRODUCT) + ": dim 'world' has size 24, the new dims multiply to 30 (pp=2, dp=5, tp=3)");
+  CHECK(message_of([&] { cut(2, dm::dynamic_size, 5); }) ==
+        std::string(DEVMESH_MSG_UNFLATTEN_PRODUCT) +
+            ": dim 'world' has size 24, not divisible by the other new sizes' product 10 (pp=2, dp inferred, tp=5)");
+  CHECK(message_of([&] { cut(2, 0, 12); }) ==
+        std::string(DEVMESH_MSG_NON_POSITIVE) + ": got 0 for new dim 'dp' (dm::dynamic_size: inferred)");
+  const dm::mesh<dim<"a">, dim<"c">, dim<"b">> acb(4, 2, 3);
+  CHECK(message_of([&] { (void)acb.flatten<"ab", "a", "b">().slice<"ab">().unflatten<"ab", dim<"x">, dim<"y">>(3, 4); }) ==
+        std::string(DEVMESH_MSG_UNFLATTEN_SPLIT) +
+            ": new dim 'y' of size 4 ends inside dim 'a' (size 4) of 'ab' (layout (4, 3):(6, 1)); with the new dims "
+            "after it as they are (1 rank), sizes of 'y' that can be cut: 1, 3, 6, 12");
+  const dm::mesh<dim<"dp">, dim<"cp">, dim<"tp">> m(2, 2, 2);
+  const auto f = m.flatten<"dp_cp", "dp", "cp">();
+  CHECK(message_of([&] { (void)f.slice({"dp", "pp"}); }) ==
+        std::string(DEVMESH_MSG_UNKNOWN_DIM) + ": 'pp': the dims are dp, cp, tp (aliases: dp_cp)");
+  CHECK(message_of([&] { (void)f.slice({"dp_cp", "cp"}); }) ==
+        std::string(DEVMESH_MSG_SLICE_OVERLAP) + ": 'dp_cp' and 'cp' share ranks");
+}
+
 TEST_CASE("every message starts with devmesh:") {
   for (const std::string m : {DEVMESH_MSG_RANK_RANGE, DEVMESH_MSG_COORD_RANGE, DEVMESH_MSG_NON_POSITIVE,
                               DEVMESH_MSG_STATIC_SIZE_MISMATCH, DEVMESH_MSG_OVERFLOW, DEVMESH_MSG_WORLD_MISMATCH,
-                              DEVMESH_MSG_UNFLATTEN_PRODUCT, DEVMESH_MSG_SIZE_RANGE, DEVMESH_MSG_CONVERSION})
+                              DEVMESH_MSG_UNFLATTEN_PRODUCT, DEVMESH_MSG_SIZE_RANGE, DEVMESH_MSG_CONVERSION,
+                              DEVMESH_MSG_UNFLATTEN_SPLIT, DEVMESH_MSG_UNKNOWN_DIM, DEVMESH_MSG_SLICE_OVERLAP})
     CHECK(m.rfind("devmesh: ", 0) == 0);
 }

@@ -96,4 +96,22 @@ TEST_CASE("modes_overlap is shared digits, by brute force over a mixed-radix roo
       CHECK(dm::detail::modes_overlap(a.shape, a.stride, b.shape, b.stride) == shared);
     }
 }
+
+TEST_CASE("modes cut from different runs of digits may interleave: not one mesh") {
+  // Megatron's dense (pp, dp, cp, tp) = (1, 4, 3, 2) and its expert view (edp, ep, etp) =
+  // (6, 4, 1): ep = (4 : 1) misses dp = (4 : 6) but interleaves with it (6 is no multiple of
+  // 4), so (ep, dp) would not be a mesh; ep and pp, edp and tp are.
+  CHECK(dm::detail::modes_overlap(4, 1, 4, 6));
+  CHECK(dm::detail::modes_overlap(4, 6, 4, 1));
+  CHECK_FALSE(dm::detail::modes_overlap(6, 4, 2, 1));
+  CHECK_FALSE(dm::detail::modes_overlap(4, 1, 2, 24));
+  const dm::mesh<dm::dim<"pp">, dm::dim<"dp">, dm::dim<"cp">, dm::dim<"tp">> dense(2, 4, 3, 2);
+  const auto expert = dense.flatten<"dp_cp_tp", "dp", "cp", "tp">().slice<"pp", "dp_cp_tp">().unflatten<
+      "dp_cp_tp", dm::dim<"edp">, dm::dim<"ep">, dm::dim<"etp">>(dm::dynamic_size, 4, 1);
+  CHECK(error_of([&] { return dm::concatenate(expert.slice<"ep">(), dense.slice<"dp">()); })
+            .find("devmesh: concatenate: a dim of one mesh shares ranks") == 0);
+  const auto ok = dm::concatenate(expert.slice<"edp">(), dense.slice<"tp">());
+  CHECK(ok.size() == 12);
+  CHECK(ok.group(1).size() == 12);
+}
 }

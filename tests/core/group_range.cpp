@@ -1,4 +1,5 @@
-// rank_group as a range: membership, index_of, iterators, equality, against brute force.
+// rank_group as a range: membership, index_of, iterators, equality, against brute force; and
+// all_groups, every group of some dims over the root, whatever mesh it is asked of.
 #include <doctest/doctest.h>
 
 #include <devmesh/devmesh.hpp>
@@ -43,6 +44,28 @@ void check_groups(const M& m, G group_of) {
     const auto other = group_of(members.back());
     CHECK((other == g) == (std::vector<int>(other.begin(), other.end()) == members));
   }
+}
+
+/// Groups as lists (all_groups' answer), checking its size() against the walk.
+template <class Groups>
+std::vector<std::vector<int>> listed(const Groups& gs) {
+  std::vector<std::vector<int>> out;
+  for (const auto& g : gs) out.emplace_back(g.begin(), g.end());
+  CHECK(static_cast<int>(out.size()) == gs.size());
+  return out;
+}
+using lists = std::vector<std::vector<int>>;
+
+/// Every group of `group_of` over positions [0, world), by brute force: one per distinct
+/// group, in ascending order of first position.
+template <class F>
+lists brute_force(int world, F group_of) {
+  lists out;
+  for (int p = 0; p < world; ++p) {
+    const auto g = group_of(p);
+    if (g.front() == p) out.emplace_back(g.begin(), g.end());
+  }
+  return out;
 }
 }  // namespace
 
@@ -97,5 +120,28 @@ TEST_CASE("a group is its first position and its dims' layout, and index_of is t
       CHECK(l.index_of(offset) == (it == g.end() ? -1 : static_cast<int>(it - g.begin())));
     }
   }
+}
+
+TEST_CASE("all_groups on a slice, a flattened and an unflattened mesh: every group over the root") {
+  constexpr dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>> m;
+  // Before, on a derived mesh it walked the block holding position 0: one group of 4 here.
+  CHECK(listed(dm::all_groups<"dp", "cp">(m.slice<"dp", "cp">())) == lists{{0, 2, 4, 6}, {1, 3, 5, 7}});
+  CHECK(listed(dm::all_groups<"tp">(m.slice<"dp", "tp">())) == lists{{0, 1}, {2, 3}, {4, 5}, {6, 7}});
+  const auto loss = m.slice<"dp", "cp">().flatten<"loss">();
+  CHECK(listed(dm::all_groups<"loss">(loss)) == lists{{0, 2, 4, 6}, {1, 3, 5, 7}});
+  static_assert(dm::all_groups<"loss">(m.slice<"dp", "cp">().flatten<"loss">()).size() == 2);
+  // Several dims: each group in the order the dims are named.
+  CHECK(listed(dm::all_groups<"tp", "dp">(m)) == lists{{0, 4, 1, 5}, {2, 6, 3, 7}});
+  // The block of one position, explicitly.
+  CHECK(listed(dm::block_groups<"dp">(m.slice<"dp", "tp">(), 2)) == lists{{2, 6}, {3, 7}});
+  CHECK(listed(dm::block_groups<"dp">(m.slice<"tp", "dp">(), 2)) == lists{{2, 6}, {3, 7}});
+  CHECK(dm::group_table<"dp">(m.slice<"dp">()) == "dp: [0, 4] [1, 5] [2, 6] [3, 7]");
+  // Against brute force on a dynamic mesh: a mixed-stride flatten, then a cut of it.
+  const dm::mesh<dm::dim<"a">, dm::dim<"b">, dm::dim<"c">> n(4, 3, 2);
+  const auto f = n.flatten<"ac", "a", "c">().slice<"ac", "b">();
+  CHECK(listed(dm::all_groups<"ac">(f)) == brute_force(24, [&](int p) { return f.group<"ac">(p); }));
+  const auto u = f.unflatten<"ac", dm::dim<"x">, dm::dim<"y">>(2, 4);
+  CHECK(listed(dm::all_groups<"y", "b">(u)) == brute_force(24, [&](int p) { return u.group<"y", "b">(p); }));
+  CHECK(listed(dm::all_groups<"x">(u)) == brute_force(24, [&](int p) { return u.group<"x">(p); }));
 }
 }

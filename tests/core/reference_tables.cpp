@@ -60,6 +60,6 @@ TEST_CASE("the tutorial's groups, listed as its manual setup computes them") {
   constexpr dm::mesh<dm::dim<"dp", 2>, dm::dim<"cp", 2>, dm::dim<"tp", 2>> m;
   static_assert(dm::all_groups<"tp">(m).size() == 4);
   static_assert((*std::next(dm::all_groups<"tp">(m).begin(), 2)).front() == 4);
-  static_assert(dm::all_groups<"cp", "dp">(m, 1).size() == 2);
+  static_assert(dm::all_groups<"cp", "dp">(m).size() == 2 && dm::block_groups<"cp", "dp">(m, 1).size() == 2);
 }
 }

@@ -159,6 +159,16 @@ static_assert(!std::is_constructible_v<dyn_f, mesh3d>);  // another structure (n
 static_assert(!std::is_constructible_v<dm::mesh<dm::dim<"dp">, dm::dim<"pp">>, mesh24>);  // other names
 static_assert(std::is_convertible_v<decltype(mesh24{}.slice<"dp", "tp">()), mesh24>);  // a root's own layout
 
+// Unflatten as PyTorch cuts a dim (issue 40): a contiguous flattened dim is cut as one mode,
+// here ep straddles cp and tp; every ep group over the root, from the derived mesh.
+constexpr auto expert = dm::mesh<dm::dim<"pp", 2>, dm::dim<"dp", 4>, dm::dim<"cp", 3>, dm::dim<"tp", 2>>{}
+                            .flatten<"dp_cp_tp", "dp", "cp", "tp">()
+                            .slice<"pp", "dp_cp_tp">()
+                            .unflatten<"dp_cp_tp", dm::dim<"edp", 6>, dm::dim<"ep", 4>, dm::dim<"etp", 1>>();
+static_assert(std::ranges::equal(expert.group<"ep">(5), std::array{4, 5, 6, 7}));
+static_assert(dm::all_groups<"ep">(expert).size() == 12 && dm::all_groups<"ep">(expert.slice<"ep">()).size() == 12);
+static_assert((*dm::all_groups<"edp">(expert).begin()).back() == 20);
+
 }  // namespace
 
 #if defined(__CUDACC__)
@@ -182,6 +192,9 @@ __global__ void derive_kernel(dyn3 d, int* out) {
   const mesh3d back(d);
   const dyn3 again = back;
   out[r] = u.size<"b">() + c.group<"dp_cp">(r).front() + du.size<"x">() + dc.local_rank<"dp">(r) + again.size();
+  // Sizes given at run time, a flattened dim cut as PyTorch cuts it (checks trap here).
+  const auto cut = d.flatten<"all">().unflatten<"all", dm::dim<"p">, dm::dim<"q">>(dm::dynamic_size, 4);
+  out[8 + r] = cut.group<"q">(r).front() + dm::all_groups<"p">(cut).size();
 }
 void launch_derive_kernel(int* out) { derive_kernel<<<1, 8>>>(dyn3(mesh3d{}), out); }
 #endif

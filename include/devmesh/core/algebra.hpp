@@ -11,6 +11,7 @@
 // inferred size) is static when its inputs are; otherwise it gets a fresh slot with a
 // recipe (a product or a quotient of two values) that the mesh evaluates at run time.
 #pragma once
+#include "cut.hpp"
 #include "layout.hpp"
 #include "sizes.hpp"
 
@@ -245,15 +246,26 @@ constexpr draft<D + 1, 2 * M, S> flatten_all(const layout<D, M>& in) {
 }
 
 /// How unflatten cuts the modes of the dim it splits: mode i of the dim becomes pieces
-/// (most significant first), each owned by one new dim. error_dim >= 0: the new dim whose
-/// boundary falls inside a mode without dividing it.
+/// (most significant first), each owned by one new dim. A run of contiguous modes that the new
+/// dims cut across their own boundaries is cut as one coalesced mode (PyTorch's rule,
+/// cut.hpp): its pieces sit on the run's first mode and every mode of the run is `merged` (no
+/// other dim can keep it). error_dim >= 0: the new dim whose upper end PyTorch cannot cut
+/// (error_mode: the dim's mode it falls in; below: the product of the new sizes after it).
+/// needs_values: whether the sizes cut the dim depends on values this layout does not hold.
 template <int M, int K>
 struct cut {
   int npieces[M > 0 ? M : 1]{};
   int shape[M > 0 ? M : 1][K]{};
   int stride[M > 0 ? M : 1][K]{};
   int owner[M > 0 ? M : 1][K]{};
+  bool merged[M > 0 ? M : 1]{};
+  long long unit_lo[M > 0 ? M : 1]{};  // on a merged run's top mode: the run's place values and lowest stride
+  long long unit_hi[M > 0 ? M : 1]{};
+  int unit_stride[M > 0 ? M : 1]{};
   int error_dim = -1;
+  int error_mode = -1;
+  long long below = 1;
+  bool needs_values = false;
 };
 
 /// Cuts a one-mode dim (n : s) into parts of the given sizes; one may be dynamic_size, inferred.
@@ -283,41 +295,131 @@ constexpr cut<M, K> cut_one(Draft& r, int n, int s, const int (&sizes)[K]) {
   return c;
 }
 
-/// Cuts a dim of several static modes at the new dims' boundaries (digit positions counted
-/// from the dim's least significant end: new dim j spans (new_low[j + 1], new_low[j]]).
-/// Every new boundary must divide or be divided by every mode boundary, so that each new
-/// dim is a union of whole pieces of modes.
+/// The new dims' pieces of one unit of the dim being cut: a mode, or a run of modes cut as one,
+/// spanning the dim's place values [lo, hi) with stride s; written on mode i of the cut.
+template <int M, int K, class Draft>
+constexpr void cut_unit(Draft& r, cut<M, K>& c, int i, long long lo, long long hi, int s, const long long* new_low) {
+  long long top = hi;
+  for (int j = 1; j <= K && top > lo; ++j) {
+    const long long b = new_low[j] > lo ? new_low[j] : lo;  // bottom of new dim j - 1, in this unit
+    if (b >= top) continue;                                 // new dim j - 1 lies above this unit
+    c.shape[i][c.npieces[i]] = static_cast<int>(top / b);
+    c.stride[i][c.npieces[i]] = r.mul(s, static_cast<int>(b / lo));
+    c.owner[i][c.npieces[i]++] = j - 1;
+    top = b;
+  }
+}
+
+/// True if the new dims' ends (new_low[1, K)) inside (lo, hi) divide or are divided by `end`:
+/// a mode boundary at `end` can stay where the new dims cut.
+template <int K>
+constexpr bool ends_agree(const long long* new_low, long long lo, long long hi, long long end) {
+  for (int j = 1; j < K; ++j)
+    if (lo < new_low[j] && new_low[j] < hi && new_low[j] % end != 0 && end % new_low[j] != 0) return false;
+  return true;
+}
+
+/// Marks as merged the modes of every run of contiguous modes of dim d (static values) whose
+/// inner boundaries the new dims cross, and notes each such run's place values and lowest
+/// stride on its top mode: the run is cut as one coalesced mode.
+template <int M, int K, int D0, int M0>
+constexpr void merge_runs(cut<M, K>& c, const layout<D0, M0>& in, int d, const long long* new_low) {
+  const int first = in.first[d];
+  long long lo = 1;
+  for (int i = in.count(d) - 1; i >= 0;) {  // a run: modes [top, i], size-1 modes inside it included
+    if (in.shape[first + i] == 1) {
+      --i;
+      continue;
+    }
+    int top = i;
+    long long hi = lo * in.shape[first + i];
+    long long inner[M > 0 ? M : 1]{};  // the run's inner mode boundaries
+    int ninner = 0;
+    for (int k = i - 1; k >= 0; --k) {
+      const int m = first + k;
+      if (in.shape[m] == 1) continue;
+      if (in.stride[m] != in.shape[first + top] * in.stride[first + top]) break;
+      inner[ninner++] = hi;
+      hi *= in.shape[m];
+      top = k;
+    }
+    bool split = true;
+    for (int q = 0; q < ninner; ++q) split = split && ends_agree<K>(new_low, lo, hi, inner[q]);
+    for (int k = top; k <= i && !split; ++k) c.merged[k] = true;
+    if (!split) c.unit_lo[top] = lo, c.unit_hi[top] = hi, c.unit_stride[top] = in.stride[first + i];
+    lo = hi;
+    i = top - 1;
+  }
+}
+
+/// Cuts a dim of several modes at the new dims' ends (place values counted from the dim's
+/// least significant end: new dim j spans [new_low[j + 1], new_low[j])). Where every new end
+/// divides or is divided by every mode's end, each mode is cut on its own and every dim that
+/// shares it gets its pieces. Otherwise (static values) PyTorch's coalesced rule decides:
+/// runs of contiguous modes the new dims cross are cut as one mode (merged), or the sizes are
+/// refused (error_dim). With dynamic values there: needs_values.
 template <int M, int K, class Draft, int D0, int M0>
 constexpr cut<M, K> cut_many(Draft& r, const layout<D0, M0>& in, int d, const int (&sizes)[K]) {
   cut<M, K> c{};
   long long new_low[K + 1]{};
   new_low[K] = 1;
   for (int j = K - 1; j >= 0; --j) new_low[j] = new_low[j + 1] * sizes[j];
-  long long lo = 1;  // mode i spans (lo, hi]
-  for (int i = in.count(d) - 1; i >= 0; --i) {
-    const int m = in.first[d] + i;
+  const int first = in.first[d], n = in.count(d);
+  bool split = true;
+  long long end = 1;
+  for (int i = n - 1; i >= 0; --i) split = split && ends_agree<K>(new_low, 0, new_low[0], end *= in.shape[first + i]);
+  if (!split) {
+    dim_layout<M0> values{};  // the dim's modes as values: what PyTorch's rule reads
+    for (int i = 0; i < n; ++i) {
+      if (in.shape[first + i] < 0 || in.stride[first + i] < 0) {
+        c.needs_values = true;
+        return c;
+      }
+      values.shape[values.count] = in.shape[first + i];
+      values.stride[values.count++] = in.stride[first + i];
+    }
+    const auto pytorch = cut_layout<M0, K>(values, sizes);
+    if (pytorch.fault >= 0) {
+      c.error_dim = pytorch.fault, c.error_mode = pytorch.fault_mode, c.below = pytorch.below;
+      return c;
+    }
+    merge_runs(c, in, d, new_low);
+  }
+  long long lo = 1;  // mode i spans [lo, hi)
+  for (int i = n - 1; i >= 0; --i) {
+    const int m = first + i;
     const long long hi = lo * in.shape[m];
-    for (int j = 1; j < K; ++j)
-      if (new_low[j] % hi != 0 && hi % new_low[j] != 0) c.error_dim = j;
-    if (hi == lo) {  // a size-1 mode: kept (for its stride) by the first new dim at its place
+    if (hi == lo) {  // a size-1 mode: kept (for its stride) by the new dim at its place
       int j = 0;
       while (j < K - 1 && !(new_low[j + 1] <= lo && lo <= new_low[j])) ++j;
       c.shape[i][0] = 1;
       c.stride[i][0] = in.stride[m];
       c.owner[i][c.npieces[i]++] = j;
-    }
-    long long top = hi;
-    for (int j = 1; j <= K && top > lo; ++j) {
-      const long long b = new_low[j] > lo ? new_low[j] : lo;  // bottom of new dim j - 1, in this mode
-      if (b >= top) continue;                                 // new dim j - 1 lies above this mode
-      c.shape[i][c.npieces[i]] = static_cast<int>(top / b);
-      c.stride[i][c.npieces[i]] = r.mul(in.stride[m], static_cast<int>(b / lo));
-      c.owner[i][c.npieces[i]++] = j - 1;
-      top = b;
+    } else if (!c.merged[i]) {
+      cut_unit(r, c, i, lo, hi, in.stride[m], new_low);
+    } else if (c.unit_hi[i] > 0) {  // the top of a merged run: the whole run as one mode
+      cut_unit(r, c, i, c.unit_lo[i], c.unit_hi[i], c.unit_stride[i], new_low);
     }
     lo = hi;
   }
   return c;
+}
+
+/// Where the modes of dim e of `in` go after dim d's cut: -1 if e shares a mode of a merged
+/// run (it cannot keep its modes), else the number of modes it gets.
+template <int M, int K, int D0, int M0>
+constexpr int modes_after_cut(const layout<D0, M0>& in, int d, int e, const cut<M, K>& c) {
+  int n = 0;
+  for (int m = in.first[e]; m < in.first[e + 1]; ++m) {
+    int k = 1;
+    for (int i = 0; i < in.count(d); ++i)
+      if (in.same_mode(in.first[d] + i, m)) {
+        if (c.merged[i]) return -1;
+        k = c.npieces[i];
+      }
+    n += k;
+  }
+  return n;
 }
 
 /// The cut of mode m of `in` (from the dim being split, whose first mode is `first`)
@@ -333,12 +435,19 @@ constexpr void add_cut_or_copy(Draft& r, const layout<D0, M0>& in, int d, int m,
 }
 
 /// unflatten: dim d becomes K dims of the given sizes (most significant first), in its
-/// place. The caller has checked the sizes (product, at most one dynamic, static sizes
-/// for a dim of several modes); a bad cut is reported in `error_dim`.
+/// place. The caller has checked the sizes (product, at most one dynamic). A cut PyTorch
+/// refuses is reported in `error_dim`; an alias that shares a mode of a merged run is dropped
+/// (the new dims cut across its digits), a mesh dim that does is reported in `straddled`; and
+/// needs_values says this layout cannot tell how the sizes cut the dim (the caller cuts it at
+/// run time, unflatten_values).
 template <int S, int D, int M, int K>
 struct unflatten_result {
   draft<D + K, M * K + 1, S + M * K + K + 1> value;
   int error_dim = -1;
+  int error_mode = -1;
+  long long below = 1;
+  int straddled = -1;
+  bool needs_values = false;
 };
 template <int S, int D, int M, int K>
 constexpr unflatten_result<S, D, M, K> unflatten(const layout<D, M>& in, int d, const int (&sizes)[K]) {
@@ -348,10 +457,14 @@ constexpr unflatten_result<S, D, M, K> unflatten(const layout<D, M>& in, int d, 
   const int m0 = in.first[d];
   const auto c = in.count(d) <= 1 ? cut_one<M>(r, in.count(d) ? in.shape[m0] : 1, in.count(d) ? in.stride[m0] : 1, sizes)
                                   : cut_many<M>(r, in, d, sizes);
-  out.error_dim = c.error_dim;
-  if (c.error_dim >= 0) return out;
+  out.error_dim = c.error_dim, out.error_mode = c.error_mode, out.below = c.below, out.needs_values = c.needs_values;
+  if (c.error_dim >= 0 || c.needs_values) return out;
   for (int e = 0; e < D; ++e) {
     if (e != d) {
+      if (modes_after_cut(in, d, e, c) < 0) {
+        if (e < in.nprimary && out.straddled < 0) out.straddled = e;
+        continue;  // an alias across a merged run: dropped
+      }
       for (int m = in.first[e]; m < in.first[e + 1]; ++m) add_cut_or_copy(r, in, d, m, c);
       r.end_dim(e);
       continue;
@@ -365,6 +478,57 @@ constexpr unflatten_result<S, D, M, K> unflatten(const layout<D, M>& in, int d, 
   }
   r.l.nprimary = d < in.nprimary ? in.nprimary + K - 1 : in.nprimary;
   return out;
+}
+
+/// Modes per new dim of an unflatten cut at run time: one for a dim of one mode (its cut is
+/// one piece per new dim), else the dim's mode count (a new dim takes at most one piece of each
+/// coalesced mode).
+template <int D, int M>
+constexpr int pieces_per_new_dim(const layout<D, M>& in, int d) {
+  return in.count(d) > 1 ? in.count(d) : 1;
+}
+
+/// unflatten with the new dims' values given at run time (run-time sizes, or a cut that
+/// depends on values the layout does not hold): dim d becomes K dims of P modes each
+/// (pieces_per_new_dim), every shape and stride an input slot after the mesh's own: new dim
+/// j's piece p is slots S + 2 * (j * P + p) (shape) and the next (stride). A dim of one mode
+/// is cut in every dim that has it (dim j's one piece); with several modes, the aliases that
+/// share its modes are dropped (which of them the sizes would cut depends on the values), and
+/// a mesh dim that shares them is the caller's compile error.
+template <int S, int K, int D, int M>
+constexpr draft<D + K, M * K + K * (M > 0 ? M : 1), S + 2 * K * (M > 0 ? M : 1)> unflatten_values(const layout<D, M>& in,
+                                                                                                  int d) {
+  constexpr int room_m = M * K + K * (M > 0 ? M : 1), room_s = S + 2 * K * (M > 0 ? M : 1);
+  auto r = draft_from<D + K, room_m, room_s>(in);
+  const int P = pieces_per_new_dim(in, d);
+  for (int k = 0; k < 2 * K * P; ++k) (void)r.input();
+  const auto piece = [&](int j, int p) { r.add_mode(dynamic_slot(S + 2 * (j * P + p)), dynamic_slot(S + 2 * (j * P + p) + 1)); };
+  for (int e = 0; e < D; ++e) {
+    if (e == d) {
+      for (int j = 0; j < K; ++j) {
+        for (int p = 0; p < P; ++p) piece(j, p);
+        r.end_dim(-(j + 1));
+      }
+    } else if (!in.overlap(e, d)) {
+      r.copy_dim(in, e);
+    } else if (P == 1) {
+      for (int m = in.first[e]; m < in.first[e + 1]; ++m) {
+        if (!in.same_mode(in.first[d], m)) r.add_mode(in.shape[m], in.stride[m]);
+        for (int j = 0; j < K && in.same_mode(in.first[d], m); ++j) piece(j, 0);
+      }
+      r.end_dim(e);
+    }
+  }
+  r.l.nprimary = d < in.nprimary ? in.nprimary + K - 1 : in.nprimary;
+  return r;
+}
+
+/// The first mesh dim (not an alias) other than d that shares a mode with d, or -1.
+template <int D, int M>
+constexpr int first_sharing_dim(const layout<D, M>& in, int d) {
+  for (int e = 0; e < in.nprimary; ++e)
+    if (e != d && in.overlap(e, d)) return e;
+  return -1;
 }
 
 }  // namespace devmesh::detail

@@ -10,16 +10,22 @@
 // one type, and a mesh converts to another type of the same structure (conversion.hpp).
 #pragma once
 #include <array>
+#include <climits>
+#include <cstddef>
+#include <initializer_list>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "algebra.hpp"
 #include "concatenation.hpp"
 #include "config.hpp"
 #include "conversion.hpp"
+#include "cut.hpp"
 #include "derivation.hpp"
 #include "diagnostics.hpp"
 #include "dim.hpp"
+#include "dynamic_slice.hpp"
 #include "fixed_string.hpp"
 #include "group.hpp"
 #include "indexed_mesh.hpp"
@@ -89,6 +95,13 @@ class basic_mesh : public indexed_mesh<L> {
   template <fixed_string N>
   DEVMESH_HOST_DEVICE static constexpr int dim_index() {
     return index<N>;
+  }
+  /// Index of the dim named `name` at run time (aliases after the mesh's own dims); an
+  /// unknown name throws mesh_error naming it and the dims that exist (host only).
+  static constexpr int dim_index(std::string_view name) {
+    for (int d = 0; d < L.ndims; ++d)
+      if (Names::views[d] == name) return d;
+    detail::throw_unknown_dim(name, Names::views, L.nprimary, L.ndims);
   }
   /// Name of dim d, d in [0, ndim_with_aliases) (host only).
   static constexpr std::string_view name(int d) {
@@ -190,6 +203,21 @@ class basic_mesh : public indexed_mesh<L> {
       return derive<typename base::template slice_op<index<Ns>...>, names<>>();
     }
   }
+  /// The submesh of dims chosen at run time, by name or index (PyTorch's mesh[names] with the
+  /// names in a variable, TorchTitan's get_activated_mesh): a dynamic_slice, whose queries
+  /// answer as slice<...>() of the same dims would. An unknown name, a repeat or an alias named
+  /// with one of its own dims throws mesh_error with the compile-time diagnostic's text,
+  /// naming the dim and the dims that exist. (Host only.)
+  dynamic_slice<basic_mesh> slice(std::initializer_list<std::string_view> names) const { return {*this, names}; }
+  /// The dims of these indices (the mesh's own [0, ndim), then its aliases), as slice(names).
+  dynamic_slice<basic_mesh> slice(std::initializer_list<int> indices) const { return {*this, indices}; }
+  /// The dims a range names (strings, indices, or dim references with by_name(), name() and
+  /// index(), as the runtime's dm::dim_ref), as slice(names).
+  template <class Range>
+    requires requires(const Range& r) { r.begin() != r.end(); }
+  dynamic_slice<basic_mesh> slice(const Range& dims) const {
+    return {*this, dims};
+  }
   /// One dim as a 1-D submesh: m["tp"_dim] is m.slice<"tp">().
   /// (Takes any dim_name<N>; deduced through a tag because nvcc 13 cannot deduce a
   /// class-type NTTP from dim_name<N>.)
@@ -218,19 +246,59 @@ class basic_mesh : public indexed_mesh<L> {
     }
   }
   /// Splits dim N into the given dims (PyTorch _unflatten), in its place. The product of
-  /// their sizes must equal N's size; one of them may be dynamic and is then inferred.
+  /// their sizes must equal N's size; one of them may be dynamic and is then inferred. The cut
+  /// is PyTorch's (docs/concepts.md, "Unflattening"): N's layout coalesced, then cut where
+  /// the new sizes end; a size PyTorch refuses is a compile error naming the new dim, its size,
+  /// the dim it falls inside and the sizes that would work (a mesh_error where N's layout is
+  /// only known at run time). Aliases whose ranks the new dims cut across are dropped.
   template <fixed_string N, dim_spec... New>
   DEVMESH_HOST_DEVICE constexpr auto unflatten() const {
-    if constexpr (!checks::template check_unflatten<N, New...>()) {
+    if constexpr (!checks::template check_unflatten<N, false, New...>()) {
       return *this;  // a diagnostic has fired; a harmless fallback, no cascade
-    } else {
-      using op = typename base::template unflatten_op<index<N>, New::size...>;
-      if constexpr (!checks::template check_cut<N, op::cut.error_dim, op::sizes[op::cut.error_dim < 0 ? 0 : op::cut.error_dim]>()) {
+    } else if constexpr (cut_at_compile_time<index<N>, New...>::value) {
+      using op = typename cut_at_compile_time<index<N>, New...>::op;
+      if constexpr (!checks::template check_cut<N, op, New...>()) {
         return *this;  // a diagnostic has fired
       } else {
         check_unflatten_sizes<index<N>, New::size...>();  // devmesh: the new sizes do not multiply to the dim's size
         return derive<op, names<typename New::name_type...>>();
       }
+    } else if constexpr (!checks::template check_run_time_cut<N, false, New...>()) {
+      return *this;  // a diagnostic has fired
+    } else {
+      const int sizes[] = {New::size...};
+      return cut_at_run_time<index<N>, New...>(sizes);
+    }
+  }
+  /// unflatten<N, New...>() with the new sizes given at run time (PyTorch's
+  /// `_unflatten(dim, sizes, names)`, the names still in the type): one size per dynamic new
+  /// dim in order, or one per new dim (a static one must match); one size may be
+  /// dm::dynamic_size, inferred from N's size. The result is a dynamic mesh; every size is
+  /// checked at run time (mesh_error naming the dim: a size that is not positive or differs
+  /// from its static size, a product that is not N's size, a cut PyTorch refuses, with the
+  /// sizes that would work). Sizes are integers (as mesh<...>'s constructor takes them).
+  template <fixed_string N, dim_spec... New, class... I>
+    requires(sizeof...(I) > 0 && (std::is_integral_v<I> && ...))
+  DEVMESH_HOST_DEVICE constexpr auto unflatten(I... sizes) const {
+    constexpr int given = static_cast<int>(sizeof...(I)), all = static_cast<int>(sizeof...(New));
+    constexpr int dynamic_new = ((New::size == dynamic_size ? 1 : 0) + ... + 0);
+    if constexpr (!checks::template check_unflatten<N, true, New...>()) {
+      return *this;  // a diagnostic has fired; a harmless fallback, no cascade
+    } else if constexpr (given != all && given != dynamic_new) {
+      detail::require<false, error::unflatten_size_count<size_value<given>, size_value<dynamic_new>, size_value<all>>>();
+      return *this;
+    } else if constexpr (!checks::template check_run_time_cut<N, true, New...>()) {
+      return *this;  // a diagnostic has fired
+    } else {
+      constexpr int fixed[] = {New::size...};
+      const long long in[] = {static_cast<long long>(sizes)...};
+      int all_sizes[all]{};
+      for (int j = 0, k = 0; j < all; ++j) {
+        const long long v = given == all ? in[j] : fixed[j] == dynamic_size ? in[k++] : fixed[j];
+        all_sizes[j] = v == dynamic_size ? dynamic_size : v < 1 || v > INT_MAX ? 0 : static_cast<int>(v);
+        if (all_sizes[j] == 0) fail_new_size<New...>(j, v);  // devmesh: not a positive int
+      }
+      return cut_at_run_time<index<N>, New...>(all_sizes);
     }
   }
   /// This mesh's dims, then b's, as one mesh (PyTorch's _concatenate; aliases are not
@@ -271,6 +339,55 @@ class basic_mesh : public indexed_mesh<L> {
       return result(detail::evaluate<Op>(nullptr));
     else
       return result(detail::evaluate<Op>(this->values().v));
+  }
+  /// Whether unflatten<N, New...>() cuts dim D at compile time (its one mode, or static
+  /// values that tell how the sizes cut it), and that cut as an operation (an inferred size
+  /// resolved where D's size is static).
+  template <int D, class... New>
+  struct cut_at_compile_time {
+    static constexpr int given[] = {New::size...};
+    static constexpr long long whole = L.static_dim(D) ? L.static_dim_size(D) : detail::no_total;
+    static constexpr auto r = detail::resolve_sizes({.given = given, .n = sizeof...(New), .total = whole});
+    static constexpr bool one_mode = L.count(D) <= 1;
+    static constexpr int size_of_new(int j) {
+      return !one_mode && given[j] == dynamic_size && r.ok() && r.inferred >= 0 ? r.inferred_size : given[j];
+    }
+    template <std::size_t... J>
+    static auto make(std::index_sequence<J...>) -> typename base::template unflatten_op<D, size_of_new(J)...>;
+    using op = decltype(make(std::index_sequence_for<New...>{}));
+    static constexpr bool value = one_mode || (whole != detail::no_total && r.ok() && !op::cut.needs_values);
+  };
+  /// Dim D cut into New... with these sizes (dynamic_size: inferred), at run time: the sizes
+  /// resolved against D's size, then PyTorch's cut of D's layout (cut.hpp); its pieces are the
+  /// new dims' modes (unflatten_values_op). A fault throws mesh_error naming the dims.
+  template <int D, class... New>
+  DEVMESH_HOST_DEVICE constexpr auto cut_at_run_time(const int* given) const {
+    constexpr int K = static_cast<int>(sizeof...(New));
+    constexpr int fixed[] = {New::size...};
+    const auto r = detail::resolve_sizes({.given = given, .n = K, .fixed = fixed, .total = this->size_of(D)});
+    if (!r.ok()) fail_unflatten<New...>(D, r, given, fixed);  // devmesh: the new sizes do not fit the dim
+    int sizes[K]{};
+    for (int j = 0; j < K; ++j) sizes[j] = j == r.inferred ? r.inferred_size : given[j];
+    const auto l = this->layout_of(D);
+    const auto c = detail::cut_layout<L.nmodes, K>(l, sizes);
+    if (c.fault >= 0) fail_cut<New...>(D, c, sizes);  // devmesh: PyTorch cannot cut the dim there
+    using op = typename base::template unflatten_values_op<D, K>;
+    constexpr int P = detail::pieces_per_new_dim(L, D);
+    int inputs[L.ndynamic + 2 * K * P]{};
+    for (int k = 0; k < L.ndynamic; ++k) inputs[k] = this->value(detail::dynamic_slot(k));
+    const auto p = detail::place_values_of(l);
+    long long low = 1;
+    for (int j = K - 1; j >= 0; --j) {
+      int* slot = inputs + L.ndynamic + 2 * j * P;
+      for (int q = 0; q < P; ++q) {  // the pieces, then size-1 modes at the dim's place
+        const bool piece = q < c.count[j];
+        slot[2 * q] = piece ? c.shape[j][q] : 1;
+        slot[2 * q + 1] = piece ? c.stride[j][q] : detail::stride_at(p, low, l);
+      }
+      low *= sizes[j];
+    }
+    using result = typename detail::derived_mesh<op, Names, names<typename New::name_type...>>::type;
+    return result(detail::evaluate<op>(inputs));
   }
   /// Fails unless the new sizes multiply to dim D's size (a dynamic one: divide it). The sizes
   /// are resolved at compile time; at run time only against a dynamic dim's size.
@@ -318,6 +435,48 @@ class basic_mesh : public indexed_mesh<L> {
     __builtin_unreachable();
 #else
     detail::throw_unflatten_error(r, Names::views[d], this->size_of(d));
+#endif
+  }
+  /// Run-time sizes that do not fit dim d (as fail_unflatten, naming the new dim at fault).
+  template <class... New>
+  [[noreturn]] DEVMESH_HOST_DEVICE void fail_unflatten(int d, const detail::resolved_sizes& r, const int* sizes,
+                                                       const int* fixed) const {
+#if DEVMESH_DEVICE_PASS
+    (void)d, (void)r, (void)sizes, (void)fixed;
+    __trap();
+    __builtin_unreachable();
+#else
+    const std::string_view* views = names<typename New::name_type...>::views;
+    detail::throw_new_sizes_error(r, Names::views[d], this->size_of(d), views, sizes, fixed, sizeof...(New));
+#endif
+  }
+  template <class... New>
+  [[noreturn]] DEVMESH_HOST_DEVICE static void fail_new_size(int j, long long v) {
+#if DEVMESH_DEVICE_PASS
+    (void)j, (void)v;
+    __trap();
+    __builtin_unreachable();
+#else
+    detail::throw_new_size_error(names<typename New::name_type...>::views[j], v);
+#endif
+  }
+  /// PyTorch cannot cut dim d at new dim c.fault's end: the message names it, its size, d,
+  /// the dim of this mesh it falls inside and the sizes that would work.
+  template <class... New, int M, int K>
+  [[noreturn]] DEVMESH_HOST_DEVICE void fail_cut(int d, const detail::layout_cut<M, K>& c, const int* sizes) const {
+#if DEVMESH_DEVICE_PASS
+    (void)d, (void)c, (void)sizes;
+    __trap();
+    __builtin_unreachable();
+#else
+    const std::string_view* views = names<typename New::name_type...>::views;
+    const auto l = this->layout_of(d);
+    const int in = checks::dim_with_mode(d, L.first[d] + c.fault_mode);
+    int work[32]{};
+    const int nwork = detail::sizes_that_would_cut(l, c.below, work);
+    detail::throw_cut_error({.new_dim = views[c.fault], .size = sizes[c.fault], .dim = Names::views[d],
+                             .inside = Names::views[in], .inside_size = this->size_of(in), .shape = l.shape,
+                             .stride = l.stride, .modes = l.count, .below = c.below, .work = work, .nwork = nwork});
 #endif
   }
 };

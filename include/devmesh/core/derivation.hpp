@@ -62,6 +62,12 @@ struct unflatten_op {
   static constexpr auto cut = unflatten<L.ndynamic>(L, D, sizes);
   static constexpr auto draft() { return cut.value; }
 };
+/// Dim D of L cut into K dims whose pieces are values given at run time (algebra.hpp,
+/// unflatten_values): an unflatten with run-time sizes, or whose cut depends on run-time values.
+template <auto L, int D, int K>
+struct unflatten_values_op {
+  static constexpr auto draft() { return unflatten_values<L.ndynamic, K>(L, D); }
+};
 
 // ---- the derived mesh's values ----------------------------------------------------------------
 template <class Op, int K>

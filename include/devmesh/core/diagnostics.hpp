@@ -34,9 +34,13 @@
 #define DEVMESH_MSG_UNFLATTEN_PRODUCT \
   "devmesh: unflatten: the product of the new dims' sizes differs from the size of the dim being split (see error::unflatten_product_mismatch<dim, dim_size, product>)"
 #define DEVMESH_MSG_UNFLATTEN_SPLIT \
-  "devmesh: unflatten: the new sizes do not split the modes of this flattened dim (a new dim would straddle two of its dims without dividing them); see error::unflatten_not_divisible<dim, size>"
+  "devmesh: unflatten: a new dim's size puts its end inside a dim of the one being split, where PyTorch cannot cut it (the end must divide, and be divided by, the ends of the coalesced mode it falls in); see error::unflatten_not_divisible<new dim, size, cut_from<dim>, inside<dim>, sizes_that_cut<...>>"
+#define DEVMESH_MSG_UNFLATTEN_CUTS_DIM \
+  "devmesh: unflatten of an alias in place: the new dims cut across a dim of this mesh that shares the alias's ranks (PyTorch unflattens only a mesh's own dim: slice the alias first, m.slice<\"alias\">()); see error::unflatten_cuts_mesh_dim<alias, mesh dim>"
 #define DEVMESH_MSG_UNFLATTEN_DYNAMIC_FLAT \
-  "devmesh: unflatten of a flattened (multi-mode) dim needs static sizes (see error::unflatten_needs_static_sizes<dim>)"
+  "devmesh: unflatten of an alias in place, whose ranks a dim of this mesh shares, needs static values to keep that dim whole; the diagnostic's dynamic<...> says which are dynamic (give them static sizes, or slice the alias first, m.slice<\"alias\">(), as PyTorch unflattens a 1-D mesh); see error::unflatten_needs_static_sizes<alias, shared_with<dim>, dynamic<...>>"
+#define DEVMESH_MSG_UNFLATTEN_SIZE_COUNT \
+  "devmesh: unflatten: wrong number of run-time sizes: pass one per dynamic new dim, or one per new dim (see error::unflatten_size_count<given, dynamic new dims, new dims>)"
 #define DEVMESH_MSG_UNFLATTEN_TWO_DYNAMIC \
   "devmesh: unflatten: at most one new dim may have a dynamic size; it is inferred (see error::unflatten_two_dynamic<dim>)"
 #define DEVMESH_MSG_UNFLATTEN_EMPTY \
@@ -63,7 +67,7 @@
 #define DEVMESH_MSG_DEFAULT_DYNAMIC \
   "devmesh: a mesh with dynamic dims cannot be default-constructed: pass their sizes to the constructor, or use for_world(world) (see error::default_constructed_dynamic_mesh<dynamic dims<...>>)"
 #define DEVMESH_MSG_CONCAT_OVERLAP \
-  "devmesh: concatenate: a dim of one mesh shares ranks with a dim of the other, so the result would not be a mesh (see error::concatenated_dims_overlap<dim, dim, dims<...>>)"
+  "devmesh: concatenate: a dim of one mesh shares ranks with a dim of the other, or their digits interleave, so the result would not be a mesh (see error::concatenated_dims_overlap<dim, dim, dims<...>>)"
 #define DEVMESH_MSG_CONCAT_ROOTS \
   "devmesh: concatenate: the meshes are not of one root, their roots have different sizes (see error::concatenated_roots_differ<dims<...>, dims<...>>)"
 #define DEVMESH_MSG_RANK_RANGE "devmesh: rank out of range"
@@ -105,6 +109,20 @@ template <class... Names>
 struct flattened {};
 template <int V>
 struct size_value {};
+/// What unflatten diagnostics name (error::unflatten_not_divisible, unflatten_needs_static_sizes).
+template <class Dim>
+struct cut_from {};
+template <class Dim>
+struct inside {};
+template <int... Sizes>
+struct sizes_that_cut {};
+template <class Dim>
+struct shared_with {};
+template <class... What>
+struct dynamic {};
+/// In dynamic<...>: the new dims whose sizes are given at run time.
+template <class... NewDims>
+struct sizes_given_at_run_time {};
 /// What a conversion diagnostic compares (error::converted_value_differs): a mode's size (a
 /// one-mode dim's size), a mode's stride, or the root's number of ranks.
 struct size_of_mode {};
@@ -150,13 +168,21 @@ template <class Dim, class DimSize, class Product>
 struct unflatten_product_mismatch {
   static constexpr void fire() { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_PRODUCT); }
 };
-template <class Dim, class Size>
+template <class NewDim, class Size, class CutFrom, class Inside, class SizesThatCut>
 struct unflatten_not_divisible {
-  static constexpr void fire() { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_SPLIT); }
+  static constexpr void fire() { static_assert(always_false<NewDim>, DEVMESH_MSG_UNFLATTEN_SPLIT); }
 };
-template <class Dim>
+template <class Alias, class MeshDim>
+struct unflatten_cuts_mesh_dim {
+  static constexpr void fire() { static_assert(always_false<Alias>, DEVMESH_MSG_UNFLATTEN_CUTS_DIM); }
+};
+template <class Alias, class SharedWith, class Dynamic>
 struct unflatten_needs_static_sizes {
-  static constexpr void fire() { static_assert(always_false<Dim>, DEVMESH_MSG_UNFLATTEN_DYNAMIC_FLAT); }
+  static constexpr void fire() { static_assert(always_false<Alias>, DEVMESH_MSG_UNFLATTEN_DYNAMIC_FLAT); }
+};
+template <class Given, class Dynamic, class All>
+struct unflatten_size_count {
+  static constexpr void fire() { static_assert(always_false<Given>, DEVMESH_MSG_UNFLATTEN_SIZE_COUNT); }
 };
 template <class Dim>
 struct unflatten_two_dynamic {
@@ -298,6 +324,15 @@ struct message {
   m << "devmesh: dim index " << d << " is not in [0, " << n << ") (dims: ";
   for (int i = 0; i < n; ++i) m << (i == 0 ? "" : i == nprimary ? "; aliases: " : ", ") << names[i];
   throw_mesh_error(m << ")");
+}
+/// A dim name given at run time that the mesh does not have: the compile-time diagnostic's
+/// text, the name, and the dims (the first nprimary of names) and aliases that exist.
+[[noreturn, gnu::noinline]] inline void throw_unknown_dim(std::string_view name, const std::string_view* names,
+                                                          int nprimary, int n) {
+  message m;
+  m << DEVMESH_MSG_UNKNOWN_DIM ": '" << name << "': the dims are ";
+  for (int i = 0; i < n; ++i) m << (i == 0 ? "" : i == nprimary ? " (aliases: " : ", ") << names[i];
+  throw_mesh_error(m << (n > nprimary ? ")" : ""));
 }
 }  // namespace detail
 

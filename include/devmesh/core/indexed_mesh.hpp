@@ -124,6 +124,8 @@ class indexed_mesh : private detail::mesh_values<L.ndynamic> {
   struct concat_op : detail::concat_op<L, L2> {};
   template <int D, int... Sizes>
   struct unflatten_op : detail::unflatten_op<L, D, Sizes...> {};
+  template <int D, int K>
+  struct unflatten_values_op : detail::unflatten_values_op<L, D, K> {};
 
   using values_base = detail::mesh_values<L.ndynamic>;
   constexpr indexed_mesh() = default;

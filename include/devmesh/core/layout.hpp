@@ -89,14 +89,18 @@ DEVMESH_HOST_DEVICE constexpr mode_array<K> mode_list(int first) {
   for (int i = 0; i < K; ++i) r.m[i] = first + i;
   return r;
 }
-/// True if modes (n1 : s1) and (n2 : s2), values resolved, of two meshes of one root share
-/// digits of its ranks. A mode is a contiguous digit group, so it spans the place values
-/// [s, s * n); two modes share digits exactly when those ranges meet. Size-1 modes have none.
+/// True if modes (n1 : s1) and (n2 : s2), values resolved, of two meshes of one root cannot
+/// be dims of one mesh: they share digits of its ranks, or they interleave. A mode is a
+/// contiguous digit group, so it spans the place values [s, s * n); two modes share digits
+/// when those ranges meet. Two modes cut from different runs of digits (an unflatten cuts a
+/// run where its old dims' boundaries are not: ep = (4 : 1) of a (4, 3, 2) root, against its
+/// dim dp = (4 : 6)) may miss each other and still interleave: the higher must start at a
+/// multiple of where the lower ends (PyTorch's check_orthogonal). Size-1 modes have no digits.
 DEVMESH_HOST_DEVICE constexpr bool modes_overlap(int n1, int s1, int n2, int s2) {
   if (n1 == 1 || n2 == 1) return false;
-  const long long lo = s1 > s2 ? s1 : s2;
   const long long end1 = static_cast<long long>(s1) * n1, end2 = static_cast<long long>(s2) * n2;
-  return lo < (end1 < end2 ? end1 : end2);
+  const bool below = end1 <= s2 && s2 % end1 == 0, above = end2 <= s1 && s1 % end2 == 0;
+  return !below && !above;
 }
 }  // namespace detail
 

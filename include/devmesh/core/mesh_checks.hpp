@@ -4,8 +4,12 @@
 // so that no cascade of unrelated errors follows.
 #pragma once
 #include <climits>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
 
 #include "algebra.hpp"
+#include "cut.hpp"
 #include "diagnostics.hpp"
 #include "dim.hpp"
 #include "fixed_string.hpp"
@@ -113,7 +117,9 @@ struct mesh_checks {
     }
   }
 
-  template <fixed_string N, class... New>
+  /// An unflatten of dim N into New...: N known, at least one new dim, new dims valid. With
+  /// RunTimeSizes the sizes are checked at run time; else as check_new_sizes.
+  template <fixed_string N, bool RunTimeSizes, class... New>
   static constexpr bool check_unflatten() {
     if constexpr (dim_index<Names, name_t<N>>::found < 0) {
       (void)index<N>;
@@ -122,13 +128,14 @@ struct mesh_checks {
       require<false, error::unflatten_without_dims<name_t<N>>>();
       return false;
     } else {
-      return check_new_dims<N, New...>();
+      return check_new_dims<N, RunTimeSizes, New...>();
     }
   }
 
   /// The new dims of an unflatten of dim N: valid, not repeated, not taken (N's own name
-  /// may be reused), at most one dynamic, fitting in an int, multiplying to N's size.
-  template <fixed_string N, class... New>
+  /// may be reused), and (unless RunTimeSizes) at most one dynamic, fitting in an int,
+  /// multiplying to N's size.
+  template <fixed_string N, bool RunTimeSizes, class... New>
   static constexpr bool check_new_dims() {
     constexpr int d = index<N>;
     constexpr bool valid_dims = ((New::name.size() > 0 && (New::size > 0 || New::size == dynamic_size)) && ...);
@@ -147,6 +154,8 @@ struct mesh_checks {
     } else if constexpr (clash >= 0) {
       require<false, error::name_taken<name_of<Names, clash>, existing>>();
       return false;
+    } else if constexpr (RunTimeSizes) {
+      return true;
     } else {
       return check_new_sizes<N, New...>();
     }
@@ -163,9 +172,6 @@ struct mesh_checks {
       require<false, error::unflatten_two_dynamic<name_t<N>>>();
     } else if constexpr (r.fault == size_fault::overflow) {  // the dynamic one is >= 1: it can never fit
       require<false, error::size_overflow<dims<typename New::name_type...>>>();
-    } else if constexpr (L.count(d) > 1 && (r.inferred >= 0 || !L.static_dim(d))) {
-      require<false, error::unflatten_needs_static_sizes<name_t<N>>>();
-      return false;
     } else if constexpr (r.fault == size_fault::total_mismatch) {
       require<false, error::unflatten_product_mismatch<name_t<N>, size_value<static_cast<int>(whole)>,
                                                        size_value<static_cast<int>(r.known)>>>();
@@ -173,11 +179,89 @@ struct mesh_checks {
     return r.ok() || r.fault == size_fault::not_multiple;  // not_multiple: an inferred size, at run time
   }
 
-  /// Fires the diagnostic for an unflatten whose new dims straddle the dim's modes.
-  template <fixed_string N, int ErrorDim, int Size>
+  /// The dim (other than d) with mode m of d as one of its modes, else d: what a diagnostic
+  /// names as the dim a cut falls inside.
+  static constexpr int dim_with_mode(int d, int m) {
+    for (int e = 0; e < L.ndims; ++e)
+      if (e != d && L.count(e) == 1 && L.same_mode(L.first[e], m)) return e;
+    for (int e = 0; e < L.ndims; ++e)
+      if (e != d && L.dim_has(e, m)) return e;
+    return d;
+  }
+  /// Dim d's modes as values (d static).
+  static constexpr dim_layout<L.nmodes> static_layout(int d) {
+    dim_layout<L.nmodes> out{};
+    for (int m = L.first[d]; m < L.first[d + 1]; ++m) out.shape[out.count] = L.shape[m], out.stride[out.count++] = L.stride[m];
+    return out;
+  }
+  /// sizes_that_cut<...> for new dim sizes above `below` in static dim d: the sizes that would work.
+  template <int D, long long Below>
+  struct sizes_that_work {
+    static constexpr auto list = [] {
+      struct result {
+        int n = 0;
+        int v[16]{};
+      } r{};
+      r.n = sizes_that_would_cut(static_layout(D), Below, r.v);
+      return r;
+    }();
+    template <std::size_t... I>
+    static auto make(std::index_sequence<I...>) -> sizes_that_cut<list.v[I]...>;
+    using type = decltype(make(std::make_index_sequence<static_cast<std::size_t>(list.n)>{}));
+  };
+
+  /// Fires the diagnostic for an unflatten of dim N (into New...) whose compile-time cut Op
+  /// fails: a new size PyTorch cannot cut, or an alias in place that would cut a mesh dim.
+  template <fixed_string N, class Op, class... New>
   static constexpr bool check_cut() {
-    if constexpr (ErrorDim >= 0) require<false, error::unflatten_not_divisible<name_t<N>, size_value<Size>>>();
-    return ErrorDim < 0;
+    constexpr auto& c = Op::cut;
+    constexpr int d = index<N>;
+    if constexpr (c.error_dim >= 0) {
+      using new_dim = name_at<c.error_dim, typename New::name_type...>;
+      constexpr int in = dim_with_mode(d, L.first[d] + c.error_mode);
+      require<false, error::unflatten_not_divisible<new_dim, size_value<Op::sizes[c.error_dim]>, cut_from<name_t<N>>,
+                                                    inside<name_of<Names, in>>, typename sizes_that_work<d, c.below>::type>>();
+      return false;
+    } else if constexpr (c.straddled >= 0) {
+      require<false, error::unflatten_cuts_mesh_dim<name_t<N>, name_of<Names, c.straddled>>>();
+      return false;
+    } else {
+      return true;
+    }
+  }
+
+  /// The mesh dims that share dim d's modes and have a dynamic size or stride, as dims<...>.
+  template <int D>
+  struct dynamic_sharing {
+    static constexpr auto list = [] {
+      struct result {
+        int n = 0;
+        int v[L.ndims > 0 ? L.ndims : 1]{};
+      } r{};
+      for (int e = 0; e < L.nprimary; ++e) {
+        bool dynamic_values = false;
+        for (int m = L.first[e]; m < L.first[e + 1]; ++m) dynamic_values = dynamic_values || L.shape[m] < 0 || L.stride[m] < 0;
+        if (e != D && L.overlap(e, D) && dynamic_values) r.v[r.n++] = e;
+      }
+      return r;
+    }();
+    template <std::size_t... I>
+    static auto make(std::index_sequence<I...>) -> dynamic<name_of<Names, list.v[I]>...>;
+    using type = decltype(make(std::make_index_sequence<static_cast<std::size_t>(list.n)>{}));
+  };
+  /// An unflatten of dim N cut at run time (its sizes are run-time values, RunTimeSizes, or its
+  /// modes' are): fires unflatten_needs_static_sizes if a mesh dim shares N's modes, which
+  /// only a compile-time cut can keep whole.
+  template <fixed_string N, bool RunTimeSizes, class... New>
+  static constexpr bool check_run_time_cut() {
+    constexpr int d = index<N>;
+    constexpr int shared = L.count(d) > 1 ? first_sharing_dim(L, d) : -1;
+    if constexpr (shared >= 0) {
+      using what = std::conditional_t<RunTimeSizes, dynamic<sizes_given_at_run_time<typename New::name_type...>>,
+                                      typename dynamic_sharing<d>::type>;
+      require<false, error::unflatten_needs_static_sizes<name_t<N>, shared_with<name_of<Names, shared>>, what>>();
+    }
+    return shared < 0;
   }
 };
 

@@ -65,14 +65,19 @@ void write_dim(std::string& s, const layout_values& v, int d, bool with_stride) 
     s += std::to_string(size);
     return;
   }
-  const int count = v.first[d + 1] - v.first[d];
-  if (count == 0) {  // a size-1 dim with no digit of its own (from an unflatten)
-    s += '1';
+  // The strides of the modes with digits (size-1 modes only hold a place, e.g. the room of a
+  // dim cut at run time); a dim with none shows its first mode's stride.
+  int count = 0, shown = v.first[d];
+  for (int m = v.first[d]; m < v.first[d + 1]; ++m)
+    if (v.shape[m] != 1 && count++ == 0) shown = m;
+  if (count == 0) {
+    s += v.first[d + 1] > v.first[d] ? std::to_string(v.stride[shown]) : std::string("1");
     return;
   }
   if (count > 1) s += '(';
-  for (int m = v.first[d]; m < v.first[d + 1]; ++m) {
-    if (m > v.first[d]) s += ", ";
+  for (int m = v.first[d], k = 0; m < v.first[d + 1]; ++m) {
+    if (v.shape[m] == 1) continue;
+    if (k++) s += ", ";
     s += std::to_string(v.stride[m]);
   }
   if (count > 1) s += ')';
@@ -235,13 +240,12 @@ std::string rank_table(const basic_mesh<L, Names>& m, int member = 0) {
   return s;
 }
 
-/// all_groups as text: "tp: [0, 1, 2, 3] [4, 5, 6, 7]".
-template <fixed_string... Ns, auto L, class Names>
-std::string group_table(const basic_mesh<L, Names>& m, int member = 0) {
-  std::string s;
-  ((s += s.empty() ? "" : "+", s += Ns.view()), ...);
+namespace detail {
+/// Groups as text: "tp: [0, 1, 2, 3] [4, 5, 6, 7]" (`label`: the dims' names joined by '+').
+template <class Groups>
+std::string groups_text(std::string s, const Groups& groups) {
   s += ':';
-  for (const auto& g : all_groups<Ns...>(m, member)) {
+  for (const auto& g : groups) {
     s += " [";
     for (int i = 0; i < g.size(); ++i) {
       if (i) s += ", ";
@@ -250,6 +254,24 @@ std::string group_table(const basic_mesh<L, Names>& m, int member = 0) {
     s += ']';
   }
   return s;
+}
+template <fixed_string... Ns>
+std::string joined_labels() {
+  std::string s;
+  ((s += s.empty() ? "" : "+", s += Ns.view()), ...);
+  return s;
+}
+}  // namespace detail
+
+/// all_groups as text: "tp: [0, 1, 2, 3] [4, 5, 6, 7]": every group of the dims over the root.
+template <fixed_string... Ns, auto L, class Names>
+std::string group_table(const basic_mesh<L, Names>& m) {
+  return detail::groups_text(detail::joined_labels<Ns...>(), all_groups<Ns...>(m));
+}
+/// block_groups as text: the groups inside the block of m that holds position `member`.
+template <fixed_string... Ns, auto L, class Names>
+std::string group_table(const basic_mesh<L, Names>& m, int member) {
+  return detail::groups_text(detail::joined_labels<Ns...>(), block_groups<Ns...>(m, member));
 }
 
 /// The (sub)mesh containing position `member` as PyTorch prints a DeviceMesh's mesh tensor,

@@ -9,6 +9,8 @@
 // an unknown name is the same compile error naming the dim. Host and device, as the
 // layout's members (a device mesh's are host only).
 #pragma once
+#include <initializer_list>
+#include <string_view>
 #include <utility>
 
 #include "config.hpp"
@@ -54,6 +56,16 @@ DEVMESH_FORWARDING
 template <fixed_string... Ns, class M>
 DEVMESH_HOST_DEVICE constexpr auto slice(const M& m) -> decltype(m.template slice<Ns...>()) {
   return m.template slice<Ns...>();
+}
+/// m.slice(dims): the dims a range names at run time (a dynamic_slice for a layout).
+template <class M, class Range>
+constexpr auto slice(const M& m, const Range& dims) -> decltype(m.slice(dims)) {
+  return m.slice(dims);
+}
+/// m.slice({"dp", "cp"}): the dims named at run time.
+template <class M>
+constexpr auto slice(const M& m, std::initializer_list<std::string_view> names) -> decltype(m.slice(names)) {
+  return m.slice(names);
 }
 /// m.flatten<Alias, Ns...>(options...): m plus the alias Alias flattening Ns... (no Ns: the
 /// whole mesh as one dim); a device mesh takes backend options too.

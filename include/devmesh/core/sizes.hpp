@@ -145,4 +145,51 @@ DEVMESH_HOST_DEVICE constexpr resolved_sizes resolve_sizes(const size_request& q
                              << r.known);
 }
 
+/// unflatten with run-time sizes: the sizes given for the new dims (names[j], sizes[j], n of
+/// them; dynamic_size: inferred; fixed[j]: their static sizes) do not fit dim's size `whole`.
+[[noreturn]] inline void throw_new_sizes_error(const resolved_sizes& r, std::string_view dim, int whole,
+                                               const std::string_view* names, const int* sizes, const int* fixed,
+                                               int n) {
+  message m;
+  const auto list = [&] {
+    m << " (";
+    for (int j = 0; j < n; ++j) {
+      m << (j ? ", " : "") << names[j];
+      if (sizes[j] == dynamic_size) m << " inferred";
+      else m << "=" << sizes[j];
+    }
+    m << ")";
+  };
+  switch (r.fault) {
+    case size_fault::too_many_unknown:
+      m << DEVMESH_MSG_UNFLATTEN_TWO_DYNAMIC ": for dim '" << dim << "'";
+      break;
+    case size_fault::static_mismatch:
+      m << DEVMESH_MSG_STATIC_SIZE_MISMATCH ": new dim '" << names[r.dim] << "' of dim '" << dim << "' is "
+        << fixed[r.dim] << ", got " << sizes[r.dim];
+      break;
+    case size_fault::inferred_mismatch:
+      m << DEVMESH_MSG_STATIC_SIZE_MISMATCH ": new dim '" << names[r.inferred] << "' is " << fixed[r.inferred]
+        << ", inferred " << whole / r.known << " from dim '" << dim << "' of size " << whole;
+      break;
+    case size_fault::overflow:
+      m << DEVMESH_MSG_OVERFLOW ": the new sizes of dim '" << dim << "'";
+      break;
+    default:
+      m << DEVMESH_MSG_UNFLATTEN_PRODUCT ": dim '" << dim << "' has size " << whole
+        << (r.inferred >= 0 ? ", not divisible by the other new sizes' product " : ", the new dims multiply to ")
+        << r.known;
+  }
+  list();
+  throw_mesh_error(m);
+}
+
+/// unflatten with run-time sizes: a size that is not a positive int (not dynamic_size).
+[[noreturn]] inline void throw_new_size_error(std::string_view name, long long v) {
+  message m;
+  m << (v > INT_MAX ? DEVMESH_MSG_SIZE_RANGE : DEVMESH_MSG_NON_POSITIVE) << ": got " << v << " for new dim '" << name
+    << "' (dm::dynamic_size: inferred)";
+  throw_mesh_error(m);
+}
+
 }  // namespace devmesh::detail

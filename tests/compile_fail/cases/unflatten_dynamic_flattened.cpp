@@ -1,6 +1,7 @@
-// Misuse: unflatten of a flattened dim made of a dynamic dim, with a dynamic new size
-// expect: devmesh: unflatten of a flattened \(multi-mode\) dim needs static sizes
-// expect: unflatten_needs_static_sizes<.*name"rs"
+// Misuse: unflatten in place of an alias whose ranks the mesh's own dims share, on a mesh of
+// dynamic size: whether the cut keeps replicate and shard whole depends on replicate's size
+// expect: devmesh: unflatten of an alias in place, whose ranks a dim of this mesh shares, needs static values
+// expect: unflatten_needs_static_sizes<.*name"rs".*shared_with<.*name"replicate".*dynamic<.*name"replicate"
 #include <devmesh/devmesh.hpp>
 
 namespace dm = devmesh;
