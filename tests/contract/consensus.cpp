@@ -1,4 +1,4 @@
-// The agreements every devmesh step rests on (runtime/consensus.hpp), on a communicator of
+// The agreements every devmesh step rests on (runtime/impl/consensus.hpp), on a communicator of
 // threads (no MPI): each rank is a thread, the control plane is shared memory, and a rank
 // can vanish between two of a step's exchanges, as a rank that dies mid-step does.
 //   - a rank whose own part failed keeps its error when gathering the others' errors then
@@ -23,7 +23,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
-#include <devmesh/runtime/consensus.hpp>
+#include <devmesh/runtime/impl/consensus.hpp>
 
 namespace dm = devmesh;
 using namespace std::chrono_literals;
@@ -77,6 +77,17 @@ class thread_comm {
   static const char* backend_name() { return "threads"; }
   static void group_start() {}
   static void group_end() {}
+  // The collectives the concept requires: declared only (consensus uses the control plane).
+  template <class T>
+  static constexpr bool carries = dm::known_element<T>;
+  void all_reduce(const void*, void*, std::size_t, dm::element_type, dm::op, stream_type) const;
+  void reduce(const void*, void*, std::size_t, dm::element_type, dm::op, int, stream_type) const;
+  void broadcast(void*, std::size_t, dm::element_type, int, stream_type) const;
+  void all_gather(const void*, void*, std::size_t, dm::element_type, stream_type) const;
+  void reduce_scatter(const void*, void*, std::size_t, dm::element_type, dm::op, stream_type) const;
+  void all_to_all(const void*, void*, std::size_t, dm::element_type, stream_type) const;
+  void barrier(stream_type) const;
+  void sendrecv(const void*, std::size_t, int, void*, std::size_t, int, dm::element_type, stream_type) const;
 
  private:
   std::vector<std::vector<char>> exchange(const void* in, std::size_t n, const dm::deadline& d) const {
