@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../core/config.hpp"
+#include "../core/print.hpp"
 #include "backend.hpp"
 #include "comm_entry.hpp"
 #include "deadline.hpp"
@@ -39,31 +40,22 @@ struct layout_description {
   std::string payload;
 };
 
-/// Appends n ints to `out` as bytes (the payload is compared between ranks of one program's
-/// builds, so the native byte order is the same everywhere).
-inline void append_ints(std::string& out, const int* v, std::size_t n) {
-  out.append(reinterpret_cast<const char*>(v), n * sizeof(int));
-}
+/// A layout given as values (the repr's: names, modes) as the runtime reads it, with the modes
+/// as its type writes them (`type_shape`, `type_stride`: static values, and slots for dynamic
+/// ones).
+DEVMESH_DECL layout_description describe_values(const layout_values& v, int root_size,
+                                                std::span<const int> type_shape, std::span<const int> type_stride);
 
-/// m as the runtime reads it (the one function a mesh type instantiates for it).
+/// m as the runtime reads it (what a mesh type instantiates for it: its values gathered).
 template <class Layout>
 layout_description describe_layout(const Layout& m) {
-  layout_description d{view_of(m), {}};
-  const layout_view& v = d.view;
-  const int head[] = {v.root_size, v.ndim, v.dims()};
-  append_ints(d.payload, head, 3);
-  for (const auto& name : v.names) {
-    const int n = static_cast<int>(name.size());
-    append_ints(d.payload, &n, 1);
-    d.payload += name;
-  }
-  append_ints(d.payload, v.first.data(), v.first.size());
-  append_ints(d.payload, v.shape.data(), v.shape.size());
-  append_ints(d.payload, v.stride.data(), v.stride.size());
   constexpr auto L = Layout::layout;
-  append_ints(d.payload, L.shape, L.nmodes);
-  append_ints(d.payload, L.stride, L.nmodes);
-  return d;
+  constexpr int room = L.nmodes > 0 ? L.nmodes : 1;
+  int shape[room]{}, stride[room]{};
+  for (int i = 0; i < L.nmodes; ++i) shape[i] = m.mode_shape(i), stride[i] = m.mode_stride(i);
+  const layout_values v{Layout::names_type::views, L.first, shape, stride, L.nprimary, L.ndims};
+  return describe_values(v, m.root_size(), std::span<const int>(L.shape, L.nmodes),
+                         std::span<const int>(L.stride, L.nmodes));
 }
 
 /// The world a new root is created over: borrowed (the caller keeps it alive longer than every
@@ -198,5 +190,6 @@ struct mesh_runtime {
 }  // namespace devmesh::detail
 
 #if DEVMESH_HEADER_ONLY
+#include "impl/layout_description.ipp"
 #include "impl/mesh_runtime.hpp"
 #endif

@@ -9,3 +9,5 @@
 #include "../../core/config.hpp"
 #include "deadline.ipp"
 #include "report.ipp"
+#include "layout_description.ipp"
+#include "../../core/impl/print.ipp"
