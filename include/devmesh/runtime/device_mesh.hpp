@@ -119,14 +119,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   device_mesh(const Layout& l, std::shared_ptr<state_type> s)
       : layout_(l), state_(std::move(s)), check_(state_->check_collectives), watch_(state_->watchdog.count() > 0) {
     if (state_->options.lazy || !state_->is_member()) return;
-    constexpr std::size_t n = Layout::ndim_with_aliases;
-    std::array<std::string_view, n> names{};
-    std::array<detail::group_key, n> keys{};
-    for (int d = 0; d < Layout::ndim_with_aliases; ++d) {
-      names[static_cast<std::size_t>(d)] = Layout::name(d);
-      keys[static_cast<std::size_t>(d)] = detail::group_key_of(layout_, d);
-    }
-    runtime::find_entries(*state_, names, keys, comms_);
+    runtime::find_entries(*state_, detail::gathered_layout<Layout>(layout_).values(), comms_);
   }
 
   template <fixed_string N>
@@ -343,7 +336,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
 
  private:
   int select(dim_ref d, const char* what) const { return detail::select_dim<Layout>(d, what, to_string(layout_)); }
-  std::string where(int d) const { return "dim '" + std::string(Layout::name(d)) + "' of " + to_string(layout_); }
+  std::string where(int d) const { return detail::dim_where(detail::gathered_layout<Layout>(layout_).values(), d); }
   /// The root's state; mesh_error naming `what` on a moved-from handle (one test, cold).
   state_type& state(const char* what) const {
     if (!state_) [[unlikely]]
@@ -351,13 +344,11 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
     return *state_;
   }
   [[noreturn, gnu::cold, gnu::noinline]] void moved_from(const char* what) const {
-    throw mesh_error("devmesh: " + std::string(what) + ": this device_mesh was moved from: it keeps its layout, " +
-                     to_string(layout_) + ", and no communicators; assign a mesh to it before using it");
+    detail::throw_moved_from(what, detail::gathered_layout<Layout>(layout_).values());
   }
   void require_member(const char* what, int d) const {
-    if (!state(what).is_member())
-      throw mesh_error("devmesh: " + std::string(what) + " on " + where(d) + ": world rank " +
-                       std::to_string(rank()) + " is not a member of this mesh (" + state_->members_phrase() + ")");
+    if (!state(what).is_member()) [[unlikely]]
+      detail::throw_not_member(what, detail::gathered_layout<Layout>(layout_).values(), d, *state_);
   }
   /// This rank's coordinate along dim d (aliases too). Throws on non-members.
   int coordinate_on(int d, const char* what) const {
@@ -369,14 +360,15 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
     if (const auto* e = comms_[static_cast<std::size_t>(d)]) [[likely]]
       return *e;  // resolved at construction
     require_member(what, d);
-    return runtime::dim_entry(*state_, detail::describe_layout(layout_), d, what, [&] { return where(d); });
+    return runtime::dim_entry(*state_, detail::gathered_layout<Layout>(layout_).ref(), d, what,
+                              [&] { return where(d); });
   }
   const Comm& comm_on(int d, const char* what) const { return *entry_on(d, what).comm; }
   /// The communicator and channel of the dims `bits` (one, or several flattened).
   const detail::comm_entry<Comm>& dims_entry(unsigned bits, const char* what) const {
     if (const int d = detail::single_dim(layout_, bits, what); d >= 0) return entry_on(d, what);
     require_member(what, 0);
-    return runtime::dims_entry(*state_, detail::describe_layout(layout_), bits, what);
+    return runtime::dims_entry(*state_, detail::gathered_layout<Layout>(layout_).ref(), bits, what);
   }
 };
 

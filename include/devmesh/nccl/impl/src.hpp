@@ -11,6 +11,7 @@
 // The backend's own calls.
 #include "collectives.ipp"
 #include "collectives_v.ipp"
-// The runtime's backend-generic code, for this backend.
+// The runtime's backend-generic code, for this backend, and its stream watchdog.
+#include "../../runtime/impl/stream_watchdog.hpp"
 #include "../../runtime/impl/mesh_runtime.hpp"
 DEVMESH_INSTANTIATE_RUNTIME(devmesh::nccl::communicator);
