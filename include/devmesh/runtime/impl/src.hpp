@@ -8,3 +8,7 @@
 #endif
 #include "../../core/config.hpp"
 #include "deadline.ipp"
+#include "layout_view.ipp"
+#include "topology.ipp"
+#include "digest.ipp"
+#include "rank_placement.ipp"
