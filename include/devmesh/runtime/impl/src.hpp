@@ -12,3 +12,5 @@
 #include "topology.ipp"
 #include "digest.ipp"
 #include "rank_placement.ipp"
+#include "flight_recorder.ipp"
+#include "flight_trace.ipp"
