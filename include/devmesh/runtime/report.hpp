@@ -12,17 +12,21 @@
 // private duplicate of the world, and the first failing rank prints each distinct message once,
 // with the ranks it concerns: "error on ranks 0-7: devmesh: ...". A rank that never arrives
 // (it hangs elsewhere, or died) cannot hold the others: past the deadline each waiting rank
-// prints its own outcome and says the others did not report.
+// prints its own outcome and says the others did not report. The body's run, the outcomes'
+// text and the printing are compiled once (runtime/impl/report.ipp).
 #pragma once
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "../core/config.hpp"
 #include "backend.hpp"
 #include "consensus.hpp"
 #include "deadline.hpp"
+#include "text_ref.hpp"
 
 namespace devmesh {
 
@@ -30,42 +34,18 @@ namespace detail {
 /// The report of gathered outcomes (texts[r]: rank r's error, "" if it returned normally):
 /// one line per distinct message, in order of its first rank, naming every rank that had it.
 /// A text that filled its slot was cut: it says so.
-template <class = void>
-std::string outcome_report(const std::vector<std::string>& texts) {
-  std::vector<std::string> seen;
-  std::vector<std::vector<int>> who;
-  for (std::size_t r = 0; r < texts.size(); ++r) {
-    if (texts[r].empty()) continue;
-    std::size_t i = 0;
-    while (i < seen.size() && seen[i] != texts[r]) ++i;
-    if (i == seen.size()) seen.push_back(texts[r]), who.emplace_back();
-    who[i].push_back(static_cast<int>(r));
-  }
-  std::string out;
-  for (std::size_t i = 0; i < seen.size(); ++i)
-    out += "error on " + ranks_phrase(who[i]) + ": " + seen[i] +
-           (seen[i].size() + 1 >= slot_bytes ? " [... cut to " + std::to_string(slot_bytes - 1) + " bytes]" : "") +
-           "\n";
-  return out;
-}
+DEVMESH_DECL std::string outcome_report(const std::vector<std::string>& texts);
 
-/// body()'s exit code (void: 0), and what it threw as text ("" if nothing).
-template <class Body>
-int run_catching(Body& body, std::string& error) {
-  try {
-    if constexpr (std::is_void_v<decltype(body())>) {
-      body();
-      return 0;
-    } else {
-      return static_cast<int>(body());
-    }
-  } catch (const std::exception& e) {
-    error = *e.what() ? e.what() : "an exception with an empty what()";
-  } catch (...) {
-    error = "an exception that is not a std::exception";
-  }
-  return 1;
-}
+/// body()'s exit code, and what it threw as text ("" if nothing).
+DEVMESH_DECL int run_catching(call_ref<int> body, std::string& error);
+
+/// A rank that could not learn the others' outcomes: prints its own ("error: ..." or "no error
+/// here") and `why`, in one write; returns 1.
+DEVMESH_DECL int report_alone(int rank, const std::string& error, const std::string& why, std::FILE* out);
+
+/// Every rank's outcome known (texts[r]: rank r's error, "" if none): `code` where no rank
+/// failed; else the lowest failing rank writes outcome_report(texts) to `out`, and 1.
+DEVMESH_DECL int report_outcomes(const std::vector<std::string>& texts, int rank, int code, std::FILE* out);
 }  // namespace detail
 
 /// Runs body() on every rank of `world` (collective: every rank calls it) and reports failures
@@ -79,27 +59,27 @@ int report_once(const Comm& world, Body&& body, std::FILE* out = stderr,
                 std::chrono::milliseconds timeout = timeout_from_env()) {
   const Comm control = world.duplicate(deadline::after(timeout));
   std::string error;
-  const int code = detail::run_catching(body, error);
-  const auto alone = [&](const std::string& why) {
-    const std::string line = "rank " + std::to_string(world.rank()) + ": " +
-                             (error.empty() ? std::string("no error here") : "error: " + error) + "; " + why + "\n";
-    std::fputs(line.c_str(), out);  // one write: lines of several ranks do not interleave
-    return 1;
-  };
+  const int code = detail::run_catching(
+      [&]() -> int {
+        if constexpr (std::is_void_v<decltype(body())>) {
+          body();
+          return 0;
+        } else {
+          return static_cast<int>(body());
+        }
+      },
+      error);
   std::vector<std::string> texts;
   try {
     texts = detail::gather_texts(control, error, deadline::after(timeout));
   } catch (const std::exception& e) {
-    return alone(std::string("the other ranks did not report: ") + e.what());
+    return detail::report_alone(world.rank(), error, std::string("the other ranks did not report: ") + e.what(), out);
   }
-  std::size_t first = 0;
-  while (first < texts.size() && texts[first].empty()) ++first;
-  if (first == texts.size()) return code;
-  if (static_cast<int>(first) == world.rank()) {
-    std::fputs(detail::outcome_report(texts).c_str(), out);
-    std::fflush(out);
-  }
-  return 1;
+  return detail::report_outcomes(texts, world.rank(), code, out);
 }
 
 }  // namespace devmesh
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/report.ipp"
+#endif

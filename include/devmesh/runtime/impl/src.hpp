@@ -14,3 +14,4 @@
 #include "rank_placement.ipp"
 #include "flight_recorder.ipp"
 #include "flight_trace.ipp"
+#include "report.ipp"
