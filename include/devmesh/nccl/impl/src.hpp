@@ -2,7 +2,8 @@
 // runtime's backend-generic code instantiated for dm::nccl::communicator (docs/design.md,
 // "Compiled once"). Included by exactly one translation unit, compiled with
 // DEVMESH_SEPARATE_COMPILATION and DEVMESH_WITH_NCCL: the CMake target devmesh::nccl builds
-// it, and <devmesh/src.hpp> includes it for builds without CMake.
+// it, and <devmesh/src.hpp> includes it for builds without CMake. (nccl/mpi_bootstrap.hpp
+// stays header-only: it needs MPI, which this library does not link.)
 #pragma once
 #if !defined(DEVMESH_SEPARATE_COMPILATION)
 #error "devmesh/nccl/impl/src.hpp is compiled with DEVMESH_SEPARATE_COMPILATION (docs/quickstart.md)"
@@ -11,3 +12,8 @@
 // The backend's own calls.
 #include "collectives.ipp"
 #include "collectives_v.ipp"
+#include "device.ipp"
+#include "error.ipp"
+#include "host_channel.ipp"
+#include "options.ipp"
+#include "wait.ipp"
