@@ -10,6 +10,7 @@
 #endif
 #include "../../nccl.hpp"
 // The backend's own calls.
+#include "bootstrap.ipp"
 #include "collectives.ipp"
 #include "collectives_v.ipp"
 #include "control.ipp"
@@ -21,6 +22,7 @@
 #include "group.ipp"
 #include "handle.ipp"
 #include "host_channel.ipp"
+#include "node.ipp"
 #include "options.ipp"
 #include "split.ipp"
 #include "wait.ipp"
