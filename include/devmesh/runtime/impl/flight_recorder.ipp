@@ -11,6 +11,7 @@
 
 #include "../../core/diagnostics.hpp"
 #include "../flight_recorder.hpp"
+#include "recorder.hpp"
 
 namespace devmesh {
 namespace detail {

@@ -18,6 +18,7 @@
 #include "comm_cache.hpp"
 #include "../deadline.hpp"
 #include "../flight_recorder.hpp"
+#include "recorder.hpp"
 #include "../layout_view.hpp"
 #include "../options.hpp"
 #include "../rank_placement.hpp"
