@@ -14,3 +14,6 @@
 // The runtime's backend-generic code, for this backend.
 #include "../../runtime/impl/mesh_runtime.hpp"
 DEVMESH_INSTANTIATE_RUNTIME(devmesh::nccl::communicator);
+// redistribute's executor, for this backend.
+#include "../../redistribute/impl/executor.hpp"
+DEVMESH_INSTANTIATE_REDISTRIBUTE(devmesh::nccl::communicator);
