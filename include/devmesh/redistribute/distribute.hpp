@@ -41,7 +41,7 @@ template <class Layout, class Comm, class S, class E, std::ranges::contiguous_ra
           std::ranges::contiguous_range Out>
 void full_tensor(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
                  const In& local, Out&& full, typename Comm::stream_type stream = {}) {
-  redistribute(mesh, spec, dynamic_sharding<Layout>(spec.mesh()), ext, local, std::forward<Out>(full), stream);
+  redistribute(mesh, spec, sharding<Layout>(spec.mesh()), ext, local, std::forward<Out>(full), stream);
 }
 
 /// PyTorch's distribute_tensor(..., src_data_rank=None): every rank holds the whole tensor
@@ -51,7 +51,7 @@ template <class Layout, class Comm, class S, class E, std::ranges::contiguous_ra
           std::ranges::contiguous_range Out>
 void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
                 const In& full, Out&& local, typename Comm::stream_type stream = {}) {
-  redistribute(mesh, dynamic_sharding<Layout>(spec.mesh()), spec, ext, full, std::forward<Out>(local), stream);
+  redistribute(mesh, sharding<Layout>(spec.mesh()), spec, ext, full, std::forward<Out>(local), stream);
 }
 
 /// PyTorch's distribute_tensor(..., src_data_rank=root): only the rank at index `root` of the
