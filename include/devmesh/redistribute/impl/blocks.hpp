@@ -147,7 +147,7 @@ class step_blocks {
     return {at, r};
   }
 
-  const mesh_data& m_;
+  mesh_data m_;  // (a copy: a few pointers)
   std::span<const tensor_index> ext_;
   table_view tables_[2];
   block_store& store_;
