@@ -31,3 +31,6 @@
 #include "../../runtime/impl/stream_watchdog.hpp"
 #include "../../runtime/impl/mesh_runtime.hpp"
 DEVMESH_INSTANTIATE_RUNTIME(devmesh::nccl::communicator);
+// redistribute's executor, for this backend.
+#include "../../redistribute/impl/executor.hpp"
+DEVMESH_INSTANTIATE_REDISTRIBUTE(devmesh::nccl::communicator);
