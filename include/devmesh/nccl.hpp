@@ -25,7 +25,7 @@
 #endif
 // The stream watchdog (the backend's thread), which the runtime's state holds: header-only, its
 // definition here (compiled, in the NCCL backend's library).
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "runtime/impl/stream_watchdog.hpp"
 #endif
 // Including this header alone is enough for device meshes over NCCL (no -D needed).

@@ -11,12 +11,21 @@
 //     devmesh::nccl define), the headers only declare, and one translation unit compiles the
 //     definitions (<devmesh/src.hpp>; the CMake targets build it into a library).
 // DEVMESH_DECL starts every untyped definition: inline in header-only mode, nothing otherwise.
+// DEVMESH_INLINE_DEFINITIONS says whether the headers include their implementation files: in
+// the header-only mode, except in nvcc's (or clang's) device pass (__CUDA_ARCH__), which
+// compiles no host code: there the runtime is declared only, as in the compiled mode, and the
+// device compiler (cicc) parses none of its definitions.
 #if defined(DEVMESH_SEPARATE_COMPILATION)
-#define DEVMESH_DECL
 #define DEVMESH_HEADER_ONLY 0
 #else
-#define DEVMESH_DECL inline
 #define DEVMESH_HEADER_ONLY 1
+#endif
+#if DEVMESH_HEADER_ONLY && !defined(__CUDA_ARCH__)
+#define DEVMESH_INLINE_DEFINITIONS 1
+#define DEVMESH_DECL inline
+#else
+#define DEVMESH_INLINE_DEFINITIONS 0
+#define DEVMESH_DECL
 #endif
 
 // Layout functions run on host and device alike (CuTe's CUTE_HOST_DEVICE idea):

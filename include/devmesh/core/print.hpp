@@ -194,6 +194,6 @@ std::string rank_grid(const basic_mesh<L, Names>& m, int member = 0, std::string
 
 }  // namespace devmesh
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/print.ipp"
 #endif

@@ -28,6 +28,6 @@ DEVMESH_DECL void divide(void* buf, std::size_t n, element_type t, int size);
 
 }  // namespace devmesh::mpi::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/average.ipp"
 #endif

@@ -49,6 +49,6 @@ DEVMESH_DECL void sendrecv(const comm_handle& h, const void* send, std::size_t s
 
 }  // namespace devmesh::mpi::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/collectives.ipp"
 #endif

@@ -32,6 +32,6 @@ DEVMESH_DECL void reduce_scatterv(const comm_handle& h, const void* send, void* 
 
 }  // namespace devmesh::mpi::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/collectives_v.ipp"
 #endif

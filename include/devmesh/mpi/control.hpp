@@ -32,6 +32,6 @@ DEVMESH_DECL comm_handle duplicate(const comm_handle& h, const deadline& d,
 
 }  // namespace devmesh::mpi::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/control.ipp"
 #endif

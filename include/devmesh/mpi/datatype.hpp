@@ -54,6 +54,6 @@ MPI_Datatype datatype() {
 
 }  // namespace devmesh::mpi
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/datatype.ipp"
 #endif

@@ -47,6 +47,6 @@ DEVMESH_DECL const char* mpi_unusable() noexcept;
 
 }  // namespace devmesh::mpi
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/environment.ipp"
 #endif

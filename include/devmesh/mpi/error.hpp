@@ -35,6 +35,6 @@ DEVMESH_DECL int int_count(const char* what, std::size_t n);
 
 }  // namespace devmesh::mpi
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/error.ipp"
 #endif

@@ -66,6 +66,6 @@ class comm_handle {
 
 }  // namespace devmesh::mpi::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/handle.ipp"
 #endif

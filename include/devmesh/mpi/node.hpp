@@ -42,6 +42,6 @@ DEVMESH_DECL std::vector<int> node_of_ranks(const communicator& world);
 
 }  // namespace devmesh::mpi
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/node.ipp"
 #endif

@@ -33,6 +33,6 @@ DEVMESH_DECL void apply(MPI_Comm c, const comm_options& o);
 }  // namespace detail
 }  // namespace devmesh::mpi
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/options.ipp"
 #endif

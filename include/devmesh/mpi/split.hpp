@@ -27,6 +27,6 @@ DEVMESH_DECL comm_handle split_group(const comm_handle& h, std::span<const int> 
 
 }  // namespace devmesh::mpi::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/split.ipp"
 #endif

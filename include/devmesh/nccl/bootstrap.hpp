@@ -66,6 +66,6 @@ DEVMESH_DECL communicator world_from_env(const options& o = {}, const env_option
 
 }  // namespace devmesh::nccl
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/bootstrap.ipp"
 #endif

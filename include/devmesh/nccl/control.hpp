@@ -35,6 +35,6 @@ DEVMESH_DECL comm_handle duplicate(const comm_handle& h, const deadline& d);
 
 }  // namespace devmesh::nccl::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/control.ipp"
 #endif

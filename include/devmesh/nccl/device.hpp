@@ -36,6 +36,6 @@ DEVMESH_DECL int select_device(device_choice choice = {});
 
 }  // namespace devmesh::nccl
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/device.ipp"
 #endif

@@ -46,6 +46,6 @@ struct send_copy {
 
 }  // namespace devmesh::nccl::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/device_buffer.ipp"
 #endif

@@ -76,6 +76,6 @@ struct device_memory {
 
 }  // namespace devmesh::nccl::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/device_memory.ipp"
 #endif

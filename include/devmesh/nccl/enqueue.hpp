@@ -49,6 +49,6 @@ DEVMESH_DECL void enqueued(comm_state& s, const char* call, ncclResult_t r);
 
 }  // namespace devmesh::nccl::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/enqueue.ipp"
 #endif

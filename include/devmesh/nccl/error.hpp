@@ -49,6 +49,6 @@ inline void check_cuda(cudaError_t e, const char* call) {
 }  // namespace detail
 }  // namespace devmesh::nccl
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/error.ipp"
 #endif

@@ -36,6 +36,6 @@ class group {
 
 }  // namespace devmesh::nccl
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/group.ipp"
 #endif

@@ -92,6 +92,6 @@ class comm_handle {
 
 }  // namespace devmesh::nccl::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/handle.ipp"
 #endif

@@ -71,6 +71,6 @@ DEVMESH_DECL void agree_or_throw(const host_channel* ch, int my_rank, rank_outco
 
 }  // namespace devmesh::nccl::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/host_channel.ipp"
 #endif

@@ -31,6 +31,6 @@ DEVMESH_DECL std::vector<int> node_of_ranks(const communicator& c, const deadlin
 
 }  // namespace devmesh::nccl
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/node.ipp"
 #endif

@@ -44,6 +44,6 @@ DEVMESH_DECL ncclConfig_t to_config(const options& o);
 
 }  // namespace devmesh::nccl
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/options.ipp"
 #endif

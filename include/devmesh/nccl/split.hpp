@@ -16,6 +16,6 @@ DEVMESH_DECL comm_handle split(const comm_handle& h, int color, int key, const o
 
 }  // namespace devmesh::nccl::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/split.ipp"
 #endif

@@ -47,6 +47,6 @@ inline wait_result wait_all(std::initializer_list<ncclComm_t> comms, std::chrono
 
 }  // namespace devmesh::nccl::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/wait.ipp"
 #endif

@@ -30,6 +30,6 @@ DEVMESH_DECL void record_watch(watch* w, cudaStream_t st);
 }  // namespace detail
 }  // namespace devmesh::nccl
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/watch.ipp"
 #endif

@@ -49,6 +49,6 @@ struct redistribute_runtime {
 
 }  // namespace devmesh::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/executor.hpp"
 #endif

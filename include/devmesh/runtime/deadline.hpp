@@ -88,6 +88,6 @@ DEVMESH_DECL bool poll_until(const deadline& d, call_ref<bool> done);
 }  // namespace detail
 }  // namespace devmesh
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/deadline.ipp"
 #endif

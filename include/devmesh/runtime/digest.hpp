@@ -99,6 +99,6 @@ constexpr digest sha256(std::string_view text) {
 
 }  // namespace devmesh
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/digest.ipp"
 #endif

@@ -110,6 +110,6 @@ DEVMESH_DECL std::string write_flight_record(const flight_record& r, const std::
 
 }  // namespace devmesh
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/flight_recorder.ipp"
 #endif

@@ -59,6 +59,6 @@ DEVMESH_DECL std::vector<flight_divergence> analyze(const std::vector<flight_dum
 
 }  // namespace devmesh
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/flight_trace.ipp"
 #endif

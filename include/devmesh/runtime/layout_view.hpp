@@ -109,6 +109,6 @@ M mesh_of_view(const layout_view& v, const std::string& what) {
 
 }  // namespace devmesh::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/layout_view.ipp"
 #endif

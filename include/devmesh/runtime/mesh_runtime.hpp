@@ -208,7 +208,7 @@ struct mesh_runtime {
 
 }  // namespace devmesh::detail
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/layout_description.ipp"
 #include "impl/mesh_runtime.hpp"
 #endif

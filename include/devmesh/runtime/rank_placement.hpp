@@ -59,6 +59,6 @@ struct rank_placement {
 }  // namespace detail
 }  // namespace devmesh
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/rank_placement.ipp"
 #endif

@@ -76,6 +76,6 @@ int report_once(const Comm& world, Body&& body, std::FILE* out = stderr,
 
 }  // namespace devmesh
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/report.ipp"
 #endif

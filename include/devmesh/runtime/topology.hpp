@@ -298,6 +298,6 @@ DEVMESH_DECL std::vector<int> number_nodes(const std::vector<node_key>& keys);
 
 }  // namespace devmesh
 
-#if DEVMESH_HEADER_ONLY
+#if DEVMESH_INLINE_DEFINITIONS
 #include "impl/topology.ipp"
 #endif
