@@ -43,6 +43,7 @@ struct mesh_state : root_state<Comm> {
   comm_cache<Comm> cache;
   flight_recorder recorder;          // the last calls of this root's meshes
   channel steps{"mesh", {}, 0};      // devmesh's own collective steps (flatten, ...)
+  std::string options_error;  // why this rank's options or environment are refused ("" if they are not)
   std::mutex aborting;               // one abort at a time (abort() and the watchdog's thread)
   // The watchdog's thread of a stream backend (NCCL), started at the first watched call.
   // Declared last: destroyed (its thread joined) before everything it uses.
