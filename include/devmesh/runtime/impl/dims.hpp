@@ -55,9 +55,17 @@ void mesh_runtime<Comm>::derive(state& st, const layout_ref& layout, const char*
   } catch (const timeout_error& x) {
     recorded.finish(call_state::timed_out);
     for (const auto& name : added) s.options.per_dim.erase(name);
+    // A mesh over some of the world's ranks: its non-members take part too (the step is
+    // collective over the world's duplicate), which a rank guarding the call with
+    // is_member() does not do.
+    std::string hint;
+    if (s.root.root_size < s.world_size)
+      hint = "; " + std::string(what) + " is collective over every world rank (" + std::to_string(s.world_size) +
+             "), members of this mesh of " + std::to_string(s.root.root_size) +
+             " ranks or not: every world rank must call it (do not guard it with is_member())";
     const std::string dumped = s.dump_record();
-    if (dumped.empty()) throw;
-    throw timeout_error(x.what() + dumped);
+    if (dumped.empty() && hint.empty()) throw;
+    throw timeout_error(x.what() + hint + dumped);
   } catch (...) {
     recorded.finish(call_state::failed);
     for (const auto& name : added) s.options.per_dim.erase(name);  // as before the call
