@@ -17,6 +17,8 @@ namespace devmesh::detail {
 template <communicator Comm>
 void mesh_runtime<Comm>::find_entries(const state& st, const layout_values& layout, std::span<const entry*> out) {
   const mesh_state<Comm>& s = full_state(st);
+  std::unique_lock<std::mutex> lock(s.creating, std::defer_lock);
+  if (s.options.lazy) lock.lock();
   for (std::size_t d = 0; d < out.size(); ++d) {
     const dim_groups g = groups_of(layout, static_cast<int>(d));
     out[d] = s.cache.find(g.name, g.key());
@@ -28,6 +30,8 @@ const comm_entry<Comm>& mesh_runtime<Comm>::dim_entry(state& st, const layout_re
                                                       text_ref where) {
   mesh_state<Comm>& s = full_state(st);
   const dim_groups g = groups_of(layout.values, d);
+  std::unique_lock<std::mutex> lock(s.creating, std::defer_lock);
+  if (s.options.lazy) lock.lock();  // eager: the cache is complete after init, read-only here
   if (const auto* e = s.cache.find(g.name, g.key())) return *e;
   if (s.options.lazy) return ensure_lazy(s, describe_layout(layout), d);
   throw mesh_error("devmesh: " + std::string(what) + " on " + where() +
@@ -37,7 +41,9 @@ const comm_entry<Comm>& mesh_runtime<Comm>::dim_entry(state& st, const layout_re
 template <communicator Comm>
 const comm_entry<Comm>& mesh_runtime<Comm>::dims_entry(state& st, const layout_ref& layout, unsigned dims,
                                                        std::string_view caller) {
-  return ensure_dims_comm(full_state(st), describe_layout(layout), dims, caller);
+  mesh_state<Comm>& s = full_state(st);
+  const std::lock_guard<std::mutex> lock(s.creating);
+  return ensure_dims_comm(s, describe_layout(layout), dims, caller);
 }
 
 template <communicator Comm>
