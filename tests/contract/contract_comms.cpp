@@ -10,6 +10,9 @@
 //   names               4 ranks: per-dim name, hints and on_create land on that dim's own
 //                       communicator, also for two size-1 dims and a flattened alias
 //   names_lazy          the same in lazy mode
+//   lazy_threads        4 ranks, MPI_THREAD_MULTIPLE: two threads make the first uses of dp and
+//                       tp of a lazy mesh at once, 20 times: each right or mesh_error, never a
+//                       hang; first uses in other orders on even and odd ranks: mesh_error
 //   threads_equal_groups  4 ranks, MPI_THREAD_MULTIPLE: all_reduce on "cp" and on the alias
 //                       "dp_cp" (same groups) from two threads at once, every result checked
 //   threads_two_meshes  two meshes over one world, one thread each, every result checked
@@ -297,6 +300,72 @@ void threads_two_meshes(const C& world) {
   if (me == 0) std::printf("threads: two meshes over one world, %d all_reduces per thread\n", rounds);
 }
 
+// ---- lazy first use from two threads (issue 41) -------------------------------------------------
+/// What one thread's first use of a dim ended in: the right sum, a mesh_error, or else (a
+/// failure: another exception, a wrong value).
+struct first_use {
+  bool right = false, refused = false;
+  std::string other;
+};
+template <dm::fixed_string N, class M>
+first_use use_first(const M& mesh) {
+  first_use u;
+  try {
+    const auto g = dm::group<N>(mesh.layout(), me);
+    std::vector<int> v{me + 1};
+    mesh.template all_reduce<N>(std::span(v), dm::op::sum);
+    int e = 0;
+    for (int r : g) e += r + 1;
+    u.right = v[0] == e;
+    if (!u.right) u.other = "all_reduce on '" + std::string(N.view()) + "' gave " + std::to_string(v[0]);
+  } catch (const dm::mesh_error&) {
+    u.refused = true;
+  } catch (const std::exception& x) {
+    u.other = x.what();
+  }
+  return u;
+}
+
+// Two threads make the first uses of two dims of a lazy mesh at once (each first use is
+// collective over the mesh's members): each ends with the right values (the ranks happened to
+// make them in one order) or a mesh_error on every rank (they made them in other orders, and
+// the ranks disagreed), never a hang, a crash or a wrong value. Then the same with the order
+// forced to differ (even ranks dp first, odd ranks tp first): mesh_error on every rank, twice.
+void lazy_threads(const C& world) {
+  dm::device_mesh_options<C> o;
+  o.lazy = true;
+  int right = 0, refused = 0;
+  for (int round = 0; round < 20; ++round) {
+    auto mesh = dm::init_device_mesh(world, m2(2, 2), o);
+    first_use a, b;
+    std::atomic<int> ready{0};
+    std::thread ta([&] {
+      ++ready;
+      while (ready.load() < 2) std::this_thread::yield();
+      a = use_first<"dp">(mesh);
+    });
+    std::thread tb([&] {
+      ++ready;
+      while (ready.load() < 2) std::this_thread::yield();
+      b = use_first<"tp">(mesh);
+    });
+    ta.join();
+    tb.join();
+    for (const first_use* u : {&a, &b}) {
+      CHECK_MESSAGE(u->other.empty(), ("round " + std::to_string(round) + ": " + u->other));
+      right += u->right, refused += u->refused;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  if (me == 0) std::printf("lazy_threads: 40 first uses per rank: %d right, %d refused (mesh_error)\n", right, refused);
+  auto mesh = dm::init_device_mesh(world, m2(2, 2), o);
+  const bool even = me % 2 == 0;
+  const first_use x = even ? use_first<"dp">(mesh) : use_first<"tp">(mesh);
+  const first_use y = even ? use_first<"tp">(mesh) : use_first<"dp">(mesh);
+  CHECK_MESSAGE(x.refused, ("first uses in other orders: the first did not throw mesh_error" + x.other));
+  CHECK_MESSAGE(y.refused, ("first uses in other orders: the second did not throw mesh_error" + y.other));
+}
+
 // ---- shift with aliased buffers --------------------------------------------------------------
 /// Distinct per rank and per element.
 int value(int rank, std::size_t i) { return rank * 1'000'003 + static_cast<int>(i % 1'000'000); }
@@ -470,6 +539,9 @@ TEST_CASE("threads_equal_groups") {
 }
 TEST_CASE("threads_two_meshes") {
   if (const auto world = threads_world()) threads_two_meshes(*world);
+}
+TEST_CASE("lazy_threads") {
+  if (const auto world = threads_world()) lazy_threads(*world);
 }
 TEST_CASE("shift_aliased") { shift_aliased(world_of(4)); }
 TEST_CASE("shift_overlap") { shift_overlap(world_of(4)); }

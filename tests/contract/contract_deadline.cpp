@@ -9,7 +9,8 @@
 //   flatten         rank 3 skips an eager flatten: ranks 0-2 throw (flatten, timed out)
 //   unflatten       rank 3 skips an eager unflatten: ranks 0-2 throw (unflatten, timed out)
 //   smaller_flatten a mesh of ranks 0-1 of 4; only members call flatten (guarded by
-//                   is_member()): ranks 0-1 throw (flatten, timed out)
+//                   is_member()): ranks 0-1 throw (flatten, timed out), saying that every
+//                   world rank must call flatten, members of the mesh or not
 //   world_mismatch  rank 3 passes an adopted MPI_Comm_dup(MPI_COMM_WORLD) to init_device_mesh,
 //                   the others MPI_COMM_WORLD: every rank throws (init_device_mesh)
 //   hook            the on_create hook of dim tp throws on rank 2, which catches the exception
@@ -102,7 +103,9 @@ TEST_CASE_FIXTURE(rendezvous, "smaller_flatten") {
   MPI_Barrier(MPI_COMM_WORLD);
   if (mesh.is_member())
     expect_timeout("flatten by the members only", [&] { (void)mesh.flatten<"all">(); },
-                   {"devmesh: ", "flatten", "timed out"});
+                   {"devmesh: ", "flatten", "timed out",
+                    "flatten is collective over every world rank (4), members of this mesh of 2 ranks or not: every "
+                    "world rank must call it"});
 }
 
 TEST_CASE_FIXTURE(rendezvous, "world_mismatch") {

@@ -10,11 +10,18 @@
 //                      share one communicator (MPI_IDENT): a flattened alias and the dim with
 //                      its groups, two size-1 dims; not when their options differ, and never
 //                      the user's world (a 1-D mesh over it is only MPI_CONGRUENT)
+//   strict             one rule for options and environment (issue 41): DEVMESH_TIMEOUT,
+//                      DEVMESH_WATCHDOG, DEVMESH_FLIGHT_RECORD_ENTRIES with spaces, signs,
+//                      hex, exponents, units, sub-millisecond or absurd values, negative
+//                      options.timeout / watchdog, flight_record_entries of -2 or 2^30: init
+//                      throws mesh_error on every rank naming the value (also when one rank
+//                      alone has it); valid values are taken
 //
 // The fields are set through requires-expressions, so that this file compiles against headers
 // that do not have them yet (the shared build stays green); a missing field is a failed check
 // naming it.
 #include <chrono>
+#include <cstdlib>
 #include <span>
 #include <string>
 #include <vector>
@@ -146,6 +153,85 @@ void share(const C& world) {
   expect_sum<"a_d">(fd, 7, __LINE__);
 }
 
+/// init_device_mesh with options o refused on every rank: a mesh_error holding every part.
+void expect_refused(const C& world, const O& o, const std::string& what, const std::vector<std::string>& parts,
+                    int line) {
+  const auto t = contract::catch_all([&] { (void)dm::init_device_mesh(world, m2(2, 2), o); });
+  bool ok = t.mesh_error;
+  for (const auto& p : parts) ok = ok && contract::contains(t.what, p);
+  test::check_at(ok, __FILE__, line, "expect_refused",
+                 what + ": expected mesh_error with every part of the rule's message, got " +
+                     (t.any ? t.type + ": " + t.what : "no exception"));
+}
+/// The same with environment variable `var` set to `value` on `rank` (-1: every rank) for the call;
+/// with one rank, every rank's message names it.
+void expect_env_refused(const C& world, const char* var, const char* value, int rank, int line) {
+  if (rank < 0 || me == rank) setenv(var, value, 1);
+  std::vector<std::string> parts{std::string(var) + "='" + value + "'"};
+  if (rank >= 0) parts.push_back("failed on rank " + std::to_string(rank) + " of ");
+  expect_refused(world, O{}, std::string(var) + "='" + value + "'" + (rank < 0 ? "" : " on one rank alone"), parts,
+                 line);
+  unsetenv(var);
+}
+/// ... and a value the rule takes: init succeeds.
+void expect_env_taken(const C& world, const char* var, const char* value, int line) {
+  setenv(var, value, 1);
+  const auto t = contract::catch_all([&] { (void)dm::init_device_mesh(world, m2(2, 2)); });
+  test::check_at(!t.any, __FILE__, line, "expect_env_taken",
+                 std::string(var) + "='" + value + "' is valid, and init threw " + t.type + ": " + t.what);
+  unsetenv(var);
+}
+
+// One strict rule for the options and the environment (issue 41): each value below makes
+// init throw mesh_error on every rank naming the option or variable and the value, never
+// silently the default, off, raised to 1 ms, or std::bad_alloc.
+void strict(const C& world) {
+  for (const char* var : {"DEVMESH_TIMEOUT", "DEVMESH_WATCHDOG"}) {
+    for (const char* bad : {" 5", "5 ", "0x10", "-1", "+5", "1e-9", "1e3", "0.0001", "0.0005", "5s", "nan", "inf",
+                            "1.", ".5", "1000000001"})
+      expect_env_refused(world, var, bad, -1, __LINE__);
+    expect_env_taken(world, var, "0.001", __LINE__);
+    expect_env_taken(world, var, "2.5", __LINE__);
+    expect_env_taken(world, var, "600", __LINE__);
+  }
+  expect_env_refused(world, "DEVMESH_TIMEOUT", "0", -1, __LINE__);  // a bound, never off
+  expect_env_taken(world, "DEVMESH_WATCHDOG", "0", __LINE__);       // off
+  for (const char* bad : {"-2", " 5", "5 ", "0x10", "+4", "1e3", "1073741824", "16777217"})
+    expect_env_refused(world, "DEVMESH_FLIGHT_RECORD_ENTRIES", bad, -1, __LINE__);
+  expect_env_taken(world, "DEVMESH_FLIGHT_RECORD_ENTRIES", "0", __LINE__);
+  expect_env_taken(world, "DEVMESH_FLIGHT_RECORD_ENTRIES", "16", __LINE__);
+  // One rank alone: every rank throws, with that rank's reason.
+  expect_env_refused(world, "DEVMESH_WATCHDOG", " 5", 1, __LINE__);
+
+  // The options, by the same rule.
+  O o;
+  o.watchdog = std::chrono::seconds(-5);
+  expect_refused(world, o, "options.watchdog = -5 s", {"options.watchdog = -5000 ms", "negative"}, __LINE__);
+  o = O{};
+  o.timeout = std::chrono::seconds(-5);
+  expect_refused(world, o, "options.timeout = -5 s", {"options.timeout = -5000 ms", "negative"}, __LINE__);
+  for (long n : {-2L, 1L << 30}) {
+    o = O{};
+    o.flight_record_entries = n;
+    expect_refused(world, o, "options.flight_record_entries = " + std::to_string(n),
+                   {"options.flight_record_entries = " + std::to_string(n), "is not in [0, 16777216]"}, __LINE__);
+  }
+  if (me == 2) {  // one rank's options alone
+    o = O{};
+    o.watchdog = std::chrono::milliseconds(-1);
+  } else {
+    o = O{};
+  }
+  expect_refused(world, o, "options.watchdog = -1 ms on rank 2 alone", {"options.watchdog = -1 ms", "failed on rank 2 of "},
+                 __LINE__);
+  const auto t = contract::catch_all([&] {
+    O w;
+    w.watchdog = std::chrono::milliseconds(-1);
+    (void)dm::init_device_mesh(world, m2(2, 2), me == 0 ? w : O{});
+  });
+  contract::show("strict (options.watchdog = -1 ms on rank 0 alone)", t.what);
+}
+
 /// A scenario's frame: 4 ranks that start together and meet again at the end (also when
 /// the test case throws).
 struct scenario {
@@ -165,4 +251,5 @@ struct scenario {
 TEST_CASE_FIXTURE(scenario, "check_collectives") { check_collectives(world); }
 TEST_CASE_FIXTURE(scenario, "timeout") { timeout(world); }
 TEST_CASE_FIXTURE(scenario, "share") { share(world); }
+TEST_CASE_FIXTURE(scenario, "strict") { strict(world); }
 }  // namespace contract_options_test

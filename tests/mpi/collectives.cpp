@@ -6,7 +6,9 @@
 #include <array>
 #include <cstdlib>
 #include <complex>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <span>
@@ -338,6 +340,43 @@ TEST_CASE("bool elements: sum and max are a logical or, prod and min a logical a
   check_bools<"dp">(m);
   check_bools<"tp">(m);
 }
+// NaN in op::max and op::min: a NaN that any rank holds is the result on every rank, as
+// torch.maximum and torch.minimum give (MPI's MPI_MAX leaves NaN to the implementation: Open
+// MPI's dropped it unless the last rank held it). Each rank in turn holds the NaN; element 1
+// holds none (the plain max and min), element 2 a NaN on the holder and -inf on the others.
+template <class F, class DM>
+void check_nan(const DM& m, int holder) {
+  const int n = dm::comm<"dp">(m).size(), me = m.rank();
+  const F nan = std::numeric_limits<F>::quiet_NaN(), inf = std::numeric_limits<F>::infinity();
+  const std::array<F, 3> mine{me == holder ? nan : static_cast<F>(me), static_cast<F>(me), me == holder ? nan : -inf};
+  for (dm::op o : {dm::op::max, dm::op::min}) {
+    INFO("NaN on rank " << holder << ", op::" << (o == dm::op::max ? "max" : "min"));
+    const F plain = o == dm::op::max ? static_cast<F>(n - 1) : F{0};
+    std::array<F, 3> r = mine;
+    dm::all_reduce<"dp">(m, r, o);
+    CHECK(std::isnan(r[0]));
+    CHECK_EQ(r[1], plain);
+    CHECK(std::isnan(r[2]));
+    std::array<F, 3> at_root{};
+    dm::reduce<"dp">(m, std::span<const F>(mine), std::span<F>(at_root), o, n - 1);
+    if (me == n - 1) CHECK(std::isnan(at_root[0]));
+    // reduce_scatter: every block holds the holder's NaN.
+    std::vector<F> blocks(static_cast<std::size_t>(n), me == holder ? nan : static_cast<F>(me));
+    std::array<F, 1> block{};
+    dm::reduce_scatter<"dp">(m, blocks, block, o);
+    CHECK(std::isnan(block[0]));
+  }
+}
+TEST_CASE("a NaN on any rank wins op::max and op::min on every rank (float, double, long double)") {
+  auto world = dm::mpi::world();
+  const auto m = dm::init_device_mesh(world, dm::mesh<dm::dim<"dp">>(world.size()));
+  for (int holder = 0; holder < world.size(); ++holder) {
+    check_nan<float>(m, holder);
+    check_nan<double>(m, holder);
+    check_nan<long double>(m, holder);
+  }
+}
+
 // Which path the collectives above took: with DEVMESH_WATCHDOG set, the watchdog's (issued
 // non-blocking, MPI_Iallreduce, and waited for under its bound), else the plain blocking call.
 // Counted on the dim's own communicator by PMPI wrappers (call_counter.hpp).

@@ -1,14 +1,17 @@
 // redistribute's compile-time misuses (redistribute/redistribute.hpp), each a static_assert
 // with a devmesh message: DEVMESH_CASE=1 in and out of different element types, 2 an out
 // that cannot be written, 3 a mesh on a backend without the v-collectives (declared_comm: a
-// communicator with only the required members). Without DEVMESH_CASE the same calls, right,
+// communicator with only the required members), 4 std::vector<bool> buffers (packed bits: bool
+// elements in std::array<bool, N> or bool arrays move, tests/sharding/redistribute_mpi.cpp). Without DEVMESH_CASE the same calls, right,
 // compile (the control). Each case runs through tests/compile_fail/run_case.sh: its
 // diagnostic must be the first error and the only one.
 // expect-case-1: devmesh: redistribute: in and out must hold the same element type
 // expect-case-2: devmesh: redistribute: out must be writable
 // expect-case-3: devmesh: redistribute needs a backend with the v-collectives all_to_allv and reduce_scatterv
+// expect-case-4: devmesh: redistribute: in and out must be contiguous ranges, and std::vector<bool> is not one
 #include <devmesh/redistribute.hpp>
 
+#include <array>
 #include <vector>
 
 namespace dm = devmesh;
@@ -24,8 +27,14 @@ void call(const dm::device_mesh<mesh2d, dm::mpi::communicator>& mesh) {
 #elif DEVMESH_CASE == 2
   const std::vector<double> fixed(16);
   dm::redistribute(mesh, rows{}, cols{}, dm::extents<8, 8>{}, in, fixed);
+#elif DEVMESH_CASE == 4
+  std::vector<bool> flags_in(32), flags_out(16);
+  dm::redistribute(mesh, rows{}, cols{}, dm::extents<8, 8>{}, flags_in, flags_out);
 #else
   dm::redistribute(mesh, rows{}, cols{}, dm::extents<8, 8>{}, in, out);
+  std::array<bool, 32> flags_in{};  // bools in memory: they move
+  bool flags_out[16] = {};
+  dm::redistribute(mesh, rows{}, cols{}, dm::extents<8, 8>{}, flags_in, flags_out);
 #endif
 }
 

@@ -14,6 +14,10 @@
 #include <devmesh/redistribute.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <span>
 #include <cmath>
 #include <random>
 #include <map>
@@ -365,4 +369,110 @@ TEST_CASE("random pairs on every mesh of this world (1-, 2- and 3-D, size-1 dims
   for_each_mesh_of(n, shapes);
   if (test::world_rank() == 0) MESSAGE(pairs << " random pairs on " << n << " ranks");
   CHECK(pairs > 0);
+}
+
+// ---- issue 41, item 5 ---------------------------------------------------------------------
+// bool elements move as bytes: in bool arrays (std::array, unique_ptr<bool[]>) they redistribute
+// like any type, Partial(max) (a logical or) included; std::vector<bool> is a compile error
+// (compile_fail.redistribute_misuse_4).
+TEST_CASE("bool elements redistribute: S(0),R -> R,S(1) -> R,R and P(max) -> R, values right") {
+  if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
+  auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{});
+  using rows = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>>;
+  using cols = dm::sharding<mesh24, dm::on<"tp", dm::shard<1>>>;
+  using whole = dm::sharding<mesh24>;
+  using any = dm::sharding<mesh24, dm::on<"tp", dm::partial<dm::reduction::max>>>;
+  const dm::extents<8, 8> ext;
+  const int r = mesh.position();
+  const auto flag = [](dm::tensor_index x) { return x % 3 == 0 || x % 7 == 1; };
+  std::array<bool, 32> in{};
+  const auto mine = flat_indices(rows{}, ext, r);
+  for (std::size_t i = 0; i < mine.size(); ++i) in[i] = flag(mine[i]);
+  std::array<bool, 16> mid{};
+  dm::redistribute(mesh, rows{}, cols{}, ext, in, mid);
+  const auto held = flat_indices(cols{}, ext, r);
+  for (std::size_t i = 0; i < held.size(); ++i) CHECK(mid[i] == flag(held[i]));
+  const auto all = std::make_unique<bool[]>(64);
+  dm::redistribute(mesh, cols{}, whole{}, ext, std::span<const bool>(mid), std::span<bool>(all.get(), 64));
+  for (dm::tensor_index x = 0; x < 64; ++x) CHECK(all[static_cast<std::size_t>(x)] == flag(x));
+  // Partial(max) over tp: element x is true on the rank whose tp index is x % 4, so the or is
+  // true everywhere but where x % 4 names no rank of the group (never: tp has 4 ranks)
+  // except where x % 5 == 0, false on every rank.
+  std::array<bool, 64> partial{}, reduced{};
+  for (dm::tensor_index x = 0; x < 64; ++x)
+    partial[static_cast<std::size_t>(x)] = x % 5 != 0 && x % 4 == mesh.local_rank<"tp">();
+  dm::redistribute(mesh, any{}, whole{}, ext, partial, reduced);
+  for (dm::tensor_index x = 0; x < 64; ++x) CHECK(reduced[static_cast<std::size_t>(x)] == (x % 5 != 0));
+}
+
+// A NaN that one rank holds in a Partial(max) or Partial(min) tensor is in the result on every
+// rank, as torch.maximum and torch.minimum give (MPI_MAX lost it unless rank 0 held it).
+TEST_CASE("Partial(max) and Partial(min): a NaN on any rank of the group is in every rank's result") {
+  if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
+  auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{});
+  using high = dm::sharding<mesh24, dm::on<"tp", dm::partial<dm::reduction::max>>>;
+  using low = dm::sharding<mesh24, dm::on<"dp", dm::partial<dm::reduction::min>>>;
+  using whole = dm::sharding<mesh24>;
+  using halves = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>>;
+  const dm::extents<8, 8> ext;
+  const int r = mesh.position(), tp = mesh.local_rank<"tp">(), dp = mesh.local_rank<"dp">();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int holder = 0; holder < 4; ++holder) {
+    CAPTURE(holder);
+    // element 9: NaN on the tp rank `holder`; element 10: NaN nowhere (the max of the ranks)
+    std::vector<double> p(64), out(64);
+    for (dm::tensor_index x = 0; x < 64; ++x) p[static_cast<std::size_t>(x)] = static_cast<double>(x + tp);
+    if (tp == holder) p[9] = nan;
+    dm::redistribute(mesh, high{}, whole{}, ext, p, out);  // an all_reduce over tp
+    CHECK(std::isnan(out[9]));
+    CHECK(out[10] == 13.0);
+    // Partial(min) over dp -> S(0) over dp: a reduce_scatter; the NaN in both halves on one dp rank.
+    std::vector<double> q(64), half(32);
+    for (dm::tensor_index x = 0; x < 64; ++x) q[static_cast<std::size_t>(x)] = static_cast<double>(x - dp);
+    if (dp == holder % 2) q[3] = q[35] = nan;
+    dm::redistribute(mesh, low{}, halves{}, ext, q, half);
+    CHECK(std::isnan(half[3]));
+    CHECK(half[4] == static_cast<double>(32 * dp + 4 - 1));
+  }
+  (void)r;
+}
+
+// No message is prefixed twice ("devmesh: devmesh:"): the paths that describe a call
+// ("devmesh: redistribute ...") and then name a step after it.
+TEST_CASE("no message says devmesh: devmesh:") {
+  if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
+  dm::device_mesh_options<dm::mpi::communicator> o;
+  o.check_collectives = true;
+  auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{}, o);
+  using rows = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>>;
+  using cols = dm::sharding<mesh24, dm::on<"tp", dm::shard<1>>>;
+  using both = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<1>>>;
+  const dm::extents<8, 8> ext;
+  const int r = mesh.position();
+  std::vector<std::string> messages;
+  const auto keep = [&](auto&& f) {
+    try {
+      f();
+      messages.push_back("(no exception)");
+    } catch (const std::exception& e) {
+      messages.push_back(e.what());
+    }
+  };
+  std::vector<double> in(32), out(r == 5 ? 15 : 16), quarter(8);
+  keep([&] { dm::redistribute(mesh, rows{}, cols{}, ext, in, out); });  // a rank's wrong size
+  out.resize(16);
+  keep([&] {  // a rank's other spec
+    if (r == 3) return dm::redistribute(mesh, rows{}, both{}, ext, in, quarter);
+    dm::redistribute(mesh, rows{}, cols{}, ext, in, out);
+  });
+  std::vector<float> block(r == 6 ? 31 : 32);
+  keep([&] { dm::check_from_local(mesh, rows{}, ext, block); });
+  std::vector<float> full(64), local(32);
+  keep([&] { dm::distribute(mesh, rows{}, ext, full, local, 8); });
+  keep([&] { (void)dm::dextents<2>(std::int64_t{1} << 62, 4); });
+  for (const auto& m : messages) {
+    CAPTURE(m);
+    CHECK(m.rfind("devmesh: ", 0) == 0);
+    CHECK(m.find("devmesh: devmesh:") == std::string::npos);
+  }
 }

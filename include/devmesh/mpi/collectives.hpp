@@ -18,8 +18,10 @@ namespace devmesh::mpi::detail {
 
 /// The MPI_Op of a reduction on elements of type t: MPI takes only the logical ops on
 /// MPI_CXX_BOOL, so on bool sum and max are MPI_LOR, prod and min MPI_LAND (what they give on
-/// bools, as in PyTorch); op::avg is MPI_SUM, then a division. comm_error for op::avg on bool
-/// and for any reduction on std::byte.
+/// bools, as in PyTorch); op::avg is MPI_SUM, then a division; op::max and op::min on float,
+/// double and long double are ops of devmesh's own where a NaN wins (torch.maximum's rule; MPI
+/// leaves NaN in MPI_MAX to the implementation). comm_error for op::avg on bool and for any
+/// reduction on std::byte.
 DEVMESH_DECL MPI_Op op_of(element_type t, op o);
 
 /// MPI_Allreduce of n elements.

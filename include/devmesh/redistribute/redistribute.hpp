@@ -104,20 +104,29 @@ void require_member(const device_mesh<Layout, Comm>& mesh, const char* what) {
 /// DEVMESH_CHECK_COLLECTIVES=1, which also checks that the ranks describe the call alike); so
 /// do, on every rank, the pairs plan_redistribute refuses (chunking::padded specs, placements
 /// on an alias), blocks too large for MPI's int counts and integer averages on NCCL.
-template <class Layout, class Comm, class S1, class S2, class E, std::ranges::contiguous_range In,
-          std::ranges::contiguous_range Out>
+template <class Layout, class Comm, class S1, class S2, class E, std::ranges::range In, std::ranges::range Out>
 void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
                   const basic_sharding<Layout, S2>& to, const E& ext, const In& in, Out&& out,
                   typename Comm::stream_type stream = {}) {
   using T = std::ranges::range_value_t<Out>;
+  // bool elements move as bytes, as any other type; a std::vector<bool> holds no bools to move.
+  constexpr bool bits = detail::packed_bools<In> || detail::packed_bools<Out>;
+  constexpr bool contiguous = std::ranges::contiguous_range<In> && std::ranges::contiguous_range<Out>;
   constexpr bool same_type = std::is_same_v<std::remove_cv_t<std::ranges::range_value_t<In>>, T>;
   constexpr bool writable = !std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<Out>>>;
   constexpr bool runs = detail::runs_redistribute<Comm, T>;
-  static_assert(same_type, "devmesh: redistribute: in and out must hold the same element type");
-  static_assert(writable, "devmesh: redistribute: out must be writable");
-  static_assert(runs, "devmesh: redistribute needs a backend with the v-collectives all_to_allv and reduce_scatterv "
-                      "and a memory space for its stream type (redistribute/memory.hpp): the MPI and NCCL backends");
-  if constexpr (same_type && writable && runs) {  // else the static_assert alone: no cascade of errors after it
+  static_assert(!bits, "devmesh: redistribute: in and out must be contiguous ranges, and std::vector<bool> is not one "
+                       "(it packs its bools into bits): use std::array<bool, N>, a std::unique_ptr<bool[]> or a "
+                       "std::span<bool> over bools, or std::vector<std::uint8_t>");
+  static_assert(bits || contiguous,
+                "devmesh: redistribute: in and out must be contiguous ranges (std::vector, std::array, std::span, a C "
+                "array) of one element type");
+  static_assert(bits || !contiguous || same_type, "devmesh: redistribute: in and out must hold the same element type");
+  static_assert(bits || !contiguous || writable, "devmesh: redistribute: out must be writable");
+  static_assert(bits || !contiguous || runs,
+                "devmesh: redistribute needs a backend with the v-collectives all_to_allv and reduce_scatterv "
+                "and a memory space for its stream type (redistribute/memory.hpp): the MPI and NCCL backends");
+  if constexpr (!bits && contiguous && same_type && writable && runs) {  // else one static_assert alone: no cascade
     detail::require_member(mesh, "redistribute");
     const auto& plan = detail::kept_plan(from, to);  // static: read in place; refusals throw on every rank
     from.check(ext), to.check(ext);  // a static spec's misuse is a compile error, a dynamic one's throws

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -70,6 +71,15 @@ inline constexpr std::chrono::milliseconds default_timeout = std::chrono::second
 /// default.
 DEVMESH_DECL std::chrono::milliseconds seconds_from_env(const char* var, std::chrono::milliseconds fallback,
                                                         bool zero_is_off = false);
+
+namespace detail {
+/// The milliseconds of `v` by the one rule for seconds (what DEVMESH_TIMEOUT and
+/// DEVMESH_WATCHDOG take): digits, optionally a point and at most three more digits, nothing
+/// else; > 0 (or 0 with zero_is_off), <= 10^9 s. -1 if `v` breaks it.
+DEVMESH_DECL long long parse_seconds(std::string_view v, bool zero_is_off);
+/// "devmesh: <what>='<value>' is not a number of seconds: ..." (the rule).
+DEVMESH_DECL std::string seconds_rule_error(std::string_view what, std::string_view value, bool zero_is_off);
+}  // namespace detail
 
 /// The bound set by DEVMESH_TIMEOUT (seconds, > 0, decimals allowed), else `fallback`.
 DEVMESH_DECL std::chrono::milliseconds timeout_from_env(std::chrono::milliseconds fallback = default_timeout);

@@ -77,6 +77,9 @@ DEVMESH_DECL std::size_t count_from_env(const char* var, std::size_t fallback);
 
 /// The default number of entries of a root mesh's flight record (about 80 bytes each).
 inline constexpr std::size_t default_flight_record_entries = 1024;
+/// The most entries a flight record may have (2^24, about 1.3 GiB): a larger request is an
+/// error naming it, not an allocation that fails.
+inline constexpr std::size_t max_flight_record_entries = std::size_t{1} << 24;
 
 /// A rank's flight record of one root mesh, as mesh.flight_record() returns it: printable
 /// (to_string, <<), and what the dump file holds.

@@ -146,7 +146,8 @@ struct device_mesh_options {
   bool lazy = false;
   /// Bound of every collective step devmesh takes on its own behalf (init, consistency
   /// check, communicator creation, flatten, unflatten, from_comms, the collective check).
-  /// 0: DEVMESH_TIMEOUT (seconds) from the environment, else 600 s.
+  /// 0: DEVMESH_TIMEOUT (seconds) from the environment, else 600 s. Negative: an error at init
+  /// (as a malformed DEVMESH_TIMEOUT: one rule, deadline.hpp's parse_seconds).
   std::chrono::milliseconds timeout{0};
   /// Every collective first agrees across its group on operation, element type, counts,
   /// root and op, and throws on every rank on a difference. Also on when the environment
@@ -156,9 +157,11 @@ struct device_mesh_options {
   /// the mesh's communicators are aborted and every rank that waited throws comm_error
   /// naming the dim, the call and its number on the dim (docs/reliability.md). 0:
   /// DEVMESH_WATCHDOG (seconds; 0 or unset: off). Off, it costs one branch per collective.
+  /// Negative: an error at init, never silently off.
   std::chrono::milliseconds watchdog{0};
   /// Entries of the flight record (the last calls, for after the fact: flight_record()),
-  /// rounded up to a power of two; -1: DEVMESH_FLIGHT_RECORD_ENTRIES, else 1024; 0: off.
+  /// rounded up to a power of two; -1: DEVMESH_FLIGHT_RECORD_ENTRIES, else 1024; 0: off. Below
+  /// -1 or above 2^24 (max_flight_record_entries): an error at init naming the value.
   long flight_record_entries = -1;
   /// Opt-in: dims whose groups are identical (same ranks, same order) and whose options are
   /// equal share one communicator (on NCCL a communicator costs GPU memory). Collectives on

@@ -5,7 +5,7 @@
 // wire. Host only: per tensor dim the runs of shared indices, one run (O(1), no heap) where
 // both blocks are intervals, O(extent) where one is not (an explicit shard order); then O(1)
 // per run of the last dim, so a step copies rows, not elements, and a block of whole rows as
-// one run.
+// one run. Every offset and count is checked arithmetic (core/checked.hpp, via chunk.hpp).
 #pragma once
 #include <array>
 #include <cstddef>
@@ -63,7 +63,7 @@ class dim_runs {
       return;
     }
     const tensor_index lo = a.offset() > b.offset() ? a.offset() : b.offset();
-    const tensor_index hi = min_index(a.offset() + a.length(), b.offset() + b.length());
+    const tensor_index hi = min_index(add_index(a.offset(), a.length()), add_index(b.offset(), b.length()));
     one_ = {lo - a.offset(), lo - b.offset(), hi > lo ? hi - lo : 0};
     size_ = hi > lo ? 1 : 0;
   }
@@ -103,9 +103,10 @@ template <class F>
 tensor_index walk_shared_runs(std::span<block_walk_dim> w, int last, tensor_index inner, F& f) {
   const shared_run *first = w[last].runs.begin(), *end = w[last].runs.end();
   tensor_index row = 0;  // elements per index of the dims before `last`
-  for (auto* r = first; r != end; ++r) row += r->len * inner;
+  for (auto* r = first; r != end; ++r) row = add_index(row, mul_index(r->len, inner));
   const auto emit = [&](tensor_index oa, tensor_index ob) {
-    for (auto* r = first; r != end; ++r) f(oa + r->a * inner, ob + r->b * inner, r->len * inner);
+    for (auto* r = first; r != end; ++r)
+      f(add_index(oa, mul_index(r->a, inner)), add_index(ob, mul_index(r->b, inner)), mul_index(r->len, inner));
   };
   const int loop = last - 1;  // the dim before `last`, looped directly; an odometer over those before
   if (loop < 0) {
@@ -113,19 +114,21 @@ tensor_index walk_shared_runs(std::span<block_walk_dim> w, int last, tensor_inde
     return row;
   }
   tensor_index per_step = 0;  // elements per step of the odometer
-  for (const auto& r : w[loop].runs) per_step += r.len * row;
+  for (const auto& r : w[loop].runs) per_step = add_index(per_step, mul_index(r.len, row));
   for (int t = 0; t < loop; ++t) w[t].run = 0, w[t].within = 0;
   tensor_index n = 0;
   for (;;) {
     tensor_index oa = 0, ob = 0;
     for (int t = 0; t < loop; ++t) {
       const auto& r = w[t].runs[w[t].run];
-      oa += (r.a + w[t].within) * w[t].stride_a, ob += (r.b + w[t].within) * w[t].stride_b;
+      oa = add_index(oa, mul_index(add_index(r.a, w[t].within), w[t].stride_a));
+      ob = add_index(ob, mul_index(add_index(r.b, w[t].within), w[t].stride_b));
     }
     for (const auto& r : w[loop].runs)
       for (tensor_index i = 0; i < r.len; ++i)
-        emit(oa + (r.a + i) * w[loop].stride_a, ob + (r.b + i) * w[loop].stride_b);
-    n += per_step;
+        emit(add_index(oa, mul_index(add_index(r.a, i), w[loop].stride_a)),
+             add_index(ob, mul_index(add_index(r.b, i), w[loop].stride_b)));
+    n = add_index(n, per_step);
     int t = loop - 1;
     for (; t >= 0; --t) {
       if (++w[t].within < w[t].runs[w[t].run].len) break;
@@ -155,11 +158,11 @@ tensor_index for_each_shared_run_in(std::span<const Map> ma, std::span<const Map
   }
   int last = R - 1;
   tensor_index inner = 1;
-  while (last > 0 && w[last].runs.whole(w[last].shape_a, w[last].shape_b)) inner *= w[last--].shape_a;
+  while (last > 0 && w[last].runs.whole(w[last].shape_a, w[last].shape_b)) inner = mul_index(inner, w[last--].shape_a);
   tensor_index sa = inner, sb = inner;
   for (int t = last; t >= 0; --t) {
     w[t].stride_a = sa, w[t].stride_b = sb;
-    sa *= w[t].shape_a, sb *= w[t].shape_b;
+    sa = mul_index(sa, w[t].shape_a), sb = mul_index(sb, w[t].shape_b);
   }
   return walk_shared_runs(w, last, inner, f);
 }
@@ -191,7 +194,7 @@ tensor_index for_each_shared_run(const SpecA& a, int p, const SpecB& b, int q, c
 template <class SpecA, class SpecB, class E, class F>
 tensor_index for_each_shared(const SpecA& a, int p, const SpecB& b, int q, const E& ext, F&& f) {
   return for_each_shared_run(a, p, b, q, ext, [&](tensor_index oa, tensor_index ob, tensor_index len) {
-    for (tensor_index i = 0; i < len; ++i) f(oa + i, ob + i);
+    for (tensor_index i = 0; i < len; ++i) f(oa + i, ob + i);  // below oa + len, ob + len: checked
   });
 }
 

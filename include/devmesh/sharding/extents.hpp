@@ -5,12 +5,15 @@
 //   dm::extents<dm::dynamic_size, 6>(n)  one dynamic extent, given at run time
 //   dm::dextents<2>(13, 6)               every extent dynamic
 //   dm::extents<>                        a 0-D tensor (one element)
-// Extents are std::int64_t (tensors outgrow int long before meshes do); zero is allowed.
+// Extents are std::int64_t (tensors outgrow int long before meshes do); zero is allowed. The
+// product of the nonzero extents (the element count, and every stride) must fit in
+// std::int64_t: a static_assert for static extents, mesh_error for dynamic ones.
 #pragma once
 #include <array>
 #include <cstdint>
 #include <utility>
 
+#include "../core/checked.hpp"
 #include "../core/config.hpp"
 #include "../core/diagnostics.hpp"
 
@@ -36,6 +39,14 @@ struct extent_values<0> {};
   throw_mesh_error(message() << "devmesh: extents: " << given << " values given; pass one per dynamic extent ("
                              << dynamic << ") or one per extent (" << rank << ")");
 }
+/// True if the product of the nonzero static extents among E... fits in std::int64_t.
+template <tensor_index... E>
+constexpr bool static_extents_fit() {
+  tensor_index n = 1;
+  for (tensor_index e : {E..., tensor_index{1}})
+    if (e > 0 && mul_overflows(n, e, n)) return false;
+  return true;
+}
 }  // namespace detail
 
 /// A tensor's global shape: E... are its extents, each >= 0 or dynamic_size (given to the
@@ -44,6 +55,9 @@ template <tensor_index... E>
 class extents : private detail::extent_values<((E == dynamic_size) + ... + 0)> {
   static_assert(((E >= 0 || E == dynamic_size) && ... && true),
                 "devmesh: a static extent must be >= 0 (or dynamic_size)");
+  static_assert(detail::static_extents_fit<E...>(),
+                "devmesh: extents: the product of the static extents does not fit in std::int64_t (a tensor's "
+                "element count, and every product of its extents, must)");
   using values = detail::extent_values<((E == dynamic_size) + ... + 0)>;
   // A local array, not a static member: device code cannot read a class's static arrays.
   DEVMESH_HOST_DEVICE static constexpr tensor_index static_at(int d) {
@@ -80,6 +94,11 @@ class extents : private detail::extent_values<((E == dynamic_size) + ... + 0)> {
       if constexpr (rank_dynamic_value > 0) this->v[k] = v;
       ++k;
     }
+    if constexpr (rank_dynamic_value > 0) {
+      tensor_index n = 1;
+      for (int d = 0; d < rank_value; ++d)
+        if (extent(d) > 0 && detail::mul_overflows(n, extent(d), n)) fail_count();
+    }
   }
   /// The same shape from an array of every extent.
   DEVMESH_HOST_DEVICE static constexpr extents from_array(const std::array<tensor_index, sizeof...(E)>& all) {
@@ -109,10 +128,10 @@ class extents : private detail::extent_values<((E == dynamic_size) + ... + 0)> {
     for (int d = 0; d < rank_value; ++d) s[d] = extent(d);
     return s;
   }
-  /// Number of elements (1 for a scalar).
+  /// Number of elements (1 for a scalar). Fits: the constructor checked it.
   DEVMESH_HOST_DEVICE constexpr tensor_index size() const {
     tensor_index n = 1;
-    for (int d = 0; d < rank_value; ++d) n *= extent(d);
+    for (int d = 0; d < rank_value; ++d) n = detail::checked_mul(n, extent(d), "extents::size");
     return n;
   }
   /// Equal extents, whatever is static.
@@ -147,6 +166,18 @@ class extents : private detail::extent_values<((E == dynamic_size) + ... + 0)> {
     __builtin_unreachable();
 #else
     detail::throw_extent_error(d, v);
+#endif
+  }
+  [[noreturn]] DEVMESH_HOST_DEVICE void fail_count() const {
+#if DEVMESH_DEVICE_PASS
+    __trap();
+    __builtin_unreachable();
+#else
+    detail::message m;
+    m << "devmesh: extents: the tensor's element count does not fit in std::int64_t: extents (";
+    for (int d = 0; d < rank_value; ++d) m << (d ? ", " : "") << static_cast<long long>(extent(d));
+    detail::throw_mesh_error(m << ") (every product of a tensor's nonzero extents must fit: its element count, its "
+                                  "strides, its byte count)");
 #endif
   }
   [[noreturn]] DEVMESH_HOST_DEVICE static void fail_static(int d, tensor_index v) {

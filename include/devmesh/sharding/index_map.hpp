@@ -51,7 +51,7 @@ DEVMESH_HOST_DEVICE constexpr tensor_index split_factor_of(const Table& t, const
   for (int e = 0; e < t.ndims; ++e)
     if (t.at[e].is_shard() && t.at[e].tensor_dim == t.at[d].tensor_dim && t.order_rank[e] >= 0 &&
         t.order_rank[e] < t.order_rank[d] && o.pos[e] > o.pos[d])
-      f *= sizes[e];
+      f = mul_index(f, sizes[e]);
   return f;
 }
 
@@ -70,14 +70,14 @@ struct dim_map {
   /// Number of global indices held (padding excluded).
   DEVMESH_HOST_DEVICE constexpr tensor_index length() const {
     if (!padded) return lengths[count];
-    const tensor_index start = block * block_size;
+    const tensor_index start = mul_index(block, block_size);
     return start >= extent ? 0 : min_index(extent - start, block_size);
   }
   /// Padding after the held indices (padded only: block_size - length()).
   DEVMESH_HOST_DEVICE constexpr tensor_index padding() const { return padded ? block_size - length() : 0; }
   /// The global index of local index i (i in [0, length())).
   DEVMESH_HOST_DEVICE constexpr tensor_index global_index(tensor_index i) const {
-    if (padded) return block * block_size + i;
+    if (padded) return add_index(mul_index(block, block_size), i);
     for (int k = count - 1; k >= 0; --k) i = step_to_parent(lengths[k], steps[k], i);
     return i;
   }
@@ -86,7 +86,7 @@ struct dim_map {
   /// True if global index g is held. O(steps).
   DEVMESH_HOST_DEVICE constexpr bool contains(tensor_index g) const {
     if (g < 0 || g >= extent) return false;
-    if (padded) return g >= block * block_size && g - block * block_size < length();
+    if (padded) return g >= mul_index(block, block_size) && g - mul_index(block, block_size) < length();
     for (int k = 0; k < count; ++k) {
       const located at = step_locate(lengths[k], steps[k].n, steps[k].split_factor, g);
       if (at.c != steps[k].c) return false;
@@ -109,13 +109,13 @@ template <int N>
 DEVMESH_HOST_DEVICE constexpr tensor_index overlap(const dim_map<N>& a, const dim_map<N>& b) {
   if (a.contiguous() && b.contiguous()) {
     const tensor_index lo = a.offset() > b.offset() ? a.offset() : b.offset();
-    const tensor_index hi = min_index(a.offset() + a.length(), b.offset() + b.length());
+    const tensor_index hi = min_index(add_index(a.offset(), a.length()), add_index(b.offset(), b.length()));
     return hi > lo ? hi - lo : 0;
   }
   const dim_map<N>& shorter = a.length() <= b.length() ? a : b;
   const dim_map<N>& other = a.length() <= b.length() ? b : a;
   tensor_index n = 0;
-  for (tensor_index i = 0; i < shorter.length(); ++i) n += other.contains(shorter.global_index(i));
+  for (tensor_index i = 0; i < shorter.length(); ++i) n += other.contains(shorter.global_index(i));  // n <= length
   return n;
 }
 
@@ -135,8 +135,8 @@ DEVMESH_HOST_DEVICE constexpr void map_dim_into(dim_map<C>& m, const Table& t, c
     const auto sd = dims_in_shard_order(t, o, tensor_dim);
     tensor_index blocks = 1;
     for (int k = 0; k < sd.count; ++k) {
-      m.block = m.block * sizes[sd.dims[k]] + coords[sd.dims[k]];
-      blocks *= sizes[sd.dims[k]];
+      m.block = add_index(mul_index(m.block, sizes[sd.dims[k]]), coords[sd.dims[k]]);
+      blocks = mul_index(blocks, sizes[sd.dims[k]]);
     }
     m.block_size = ceil_div(extent, blocks);
     return;
@@ -167,7 +167,7 @@ DEVMESH_HOST_DEVICE constexpr void locate_index(const Table& t, const Order& o, 
   if (t.rule == chunking::padded) {
     const auto sd = dims_in_shard_order(t, o, tensor_dim);
     tensor_index blocks = 1;
-    for (int k = 0; k < sd.count; ++k) blocks *= sizes[sd.dims[k]];
+    for (int k = 0; k < sd.count; ++k) blocks = mul_index(blocks, sizes[sd.dims[k]]);
     tensor_index b = g / ceil_div(extent, blocks);
     for (int k = sd.count - 1; k >= 0; --k) {
       coords[sd.dims[k]] = static_cast<int>(b % sizes[sd.dims[k]]);

@@ -37,7 +37,7 @@ class local_sizes_view {
   /// Sum of the counts before the i-th rank's.
   DEVMESH_HOST_DEVICE constexpr tensor_index displacement(int i) const {
     tensor_index n = 0;
-    for (int j = 0; j < i; ++j) n += count(j);
+    for (int j = 0; j < i; ++j) n = detail::checked_add(n, count(j), "local_sizes (a sum of block sizes)");
     return n;
   }
   /// Sum of every count.

@@ -10,10 +10,13 @@
 //   all_to_all      sends exactly the elements the other ranks of the group lack and it holds
 //   local           sends nothing
 // O(group size x tensor rank) per step for Shard specs (blocks are intervals), more where a
-// shard order makes blocks strided (their overlaps are counted element by element).
+// shard order makes blocks strided (their overlaps are counted element by element). Every count
+// is checked arithmetic (core/checked.hpp): a cost that does not fit in std::int64_t is a
+// mesh_error naming it, never a wrapped (negative) number.
 #pragma once
 #include <array>
 
+#include "../core/checked.hpp"
 #include "../core/config.hpp"
 #include "dynamic_spec.hpp"
 #include "extents.hpp"
@@ -74,8 +77,18 @@ constexpr int next_in_group(const Mesh& m, unsigned group, int position) {
 template <class SpecA, class SpecB, class E>
 constexpr tensor_index common_elements(const SpecA& a, int p, const SpecB& b, int q, const E& ext) {
   tensor_index n = 1;
-  for (int t = 0; t < E::rank_value && n > 0; ++t) n *= overlap(a.held(ext, p, t), b.held(ext, q, t));
+  for (int t = 0; t < E::rank_value && n > 0; ++t)
+    n = checked_mul(n, overlap(a.held(ext, p, t), b.held(ext, q, t)), "a plan's cost (elements two blocks share)");
   return n;
+}
+
+/// A ring all_reduce's bytes: 2 (n - 1) / n of the N elements of `element_bytes` bytes, rounded
+/// down, exact whenever the result fits (2 (n - 1) N bytes need not: the division goes first).
+constexpr tensor_index ring_all_reduce_bytes(tensor_index elements, tensor_index element_bytes, tensor_index n) {
+  const tensor_index bytes = checked_mul(elements, element_bytes, "a plan's cost (bytes an all_reduce holds)");
+  const tensor_index k = 2 * (n - 1);  // n is a group's size: an int
+  return checked_add(checked_mul(k, bytes / n, "a plan's cost (bytes an all_reduce sends)"), k * (bytes % n) / n,
+                     "a plan's cost (bytes an all_reduce sends)");
 }
 
 }  // namespace detail
@@ -94,26 +107,30 @@ constexpr step_cost cost_of(const Mesh& m, const plan_step<N>& s, const E& ext, 
   switch (s.kind) {
     case step_kind::local: break;
     case step_kind::all_reduce:
-      c.bytes_sent = c.bytes_received = 2 * (n - 1) * c.elements_before * element_bytes / n;
+      c.bytes_sent = c.bytes_received = detail::ring_all_reduce_bytes(c.elements_before, element_bytes, n);
       return c;
     case step_kind::reduce_scatter:  // all but this rank's part (zero-filling: of the new block, what the old holds)
       sent = received = c.elements_before - detail::common_elements(before, position, after, position, ext);
       break;
     case step_kind::all_gather:  // a ring: every block but the next rank's passes through
-      detail::for_each_in_group(m, s.group, position, [&](int, int q) { sent += before.local_size(ext, q); });
+      detail::for_each_in_group(m, s.group, position, [&](int, int q) {
+        sent = detail::checked_add(sent, before.local_size(ext, q), "a plan's cost (elements an all_gather sends)");
+      });
       sent -= before.local_size(ext, detail::next_in_group(m, s.group, position));
       received = c.elements_after - c.elements_before;
       break;
     case step_kind::all_to_all:
       detail::for_each_in_group(m, s.group, position, [&](int, int q) {
         if (q == position) return;
-        sent += detail::common_elements(before, position, after, q, ext);
-        received += detail::common_elements(before, q, after, position, ext);
+        sent = detail::checked_add(sent, detail::common_elements(before, position, after, q, ext),
+                                   "a plan's cost (elements an all_to_all sends)");
+        received = detail::checked_add(received, detail::common_elements(before, q, after, position, ext),
+                                       "a plan's cost (elements an all_to_all receives)");
       });
       break;
   }
-  c.bytes_sent = sent * element_bytes;
-  c.bytes_received = received * element_bytes;
+  c.bytes_sent = detail::checked_mul(sent, element_bytes, "a plan's cost (bytes sent)");
+  c.bytes_received = detail::checked_mul(received, element_bytes, "a plan's cost (bytes received)");
   return c;
 }
 
@@ -122,7 +139,9 @@ template <class Mesh, int N, class E>
 constexpr tensor_index bytes_sent(const Mesh& m, const redistribute_plan<N>& p, const E& ext, int position,
                                   tensor_index element_bytes) {
   tensor_index total = 0;
-  for (const auto& s : p) total += cost_of(m, s, ext, position, element_bytes).bytes_sent;
+  for (const auto& s : p)
+    total = detail::checked_add(total, cost_of(m, s, ext, position, element_bytes).bytes_sent,
+                                "a plan's cost (bytes sent over the plan)");
   return total;
 }
 

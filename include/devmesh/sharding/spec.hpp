@@ -151,7 +151,7 @@ class basic_sharding : private detail::mesh_holder<Mesh>, private Source {
   template <class E>
   DEVMESH_HOST_DEVICE constexpr tensor_index local_size(const E& ext, int position) const {
     tensor_index n = 1;
-    for (tensor_index e : local_shape(ext, position)) n *= e;
+    for (tensor_index e : local_shape(ext, position)) n = detail::checked_mul(n, e, "a block's element count");
     return n;
   }
   /// local_shape() of the position at mesh coordinate c (in the submesh holding position 0).

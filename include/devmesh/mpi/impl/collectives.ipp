@@ -14,6 +14,39 @@
 
 namespace devmesh::mpi::detail {
 
+/// max and min of floating values where a NaN wins, as torch.maximum and torch.minimum: MPI's
+/// MPI_MAX and MPI_MIN leave NaN to the implementation (Open MPI's `a > b ? a : b` keeps a NaN
+/// only where it is the last operand, so Partial(max) dropped a NaN unless the last rank held
+/// it). inout[i] = in[i] op inout[i], the first NaN met kept.
+template <class F, bool Max>
+void nan_propagating(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const F*>(in);
+  auto* b = static_cast<F*>(inout);
+  for (int i = 0; i < *len; ++i) {
+    const F x = a[i], y = b[i];
+    if (y != y) continue;  // inout is NaN: it stays
+    if (x != x || (Max ? x > y : x < y)) b[i] = x;
+  }
+}
+struct nan_propagating_handles {
+  MPI_Op max[3]{MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL}, min[3]{MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+};
+/// The ops for float, double and long double, created on first use (after MPI_Init; MPI_Finalize
+/// frees them, as average.ipp's wide_sum).
+DEVMESH_DECL const nan_propagating_handles& nan_propagating_ops() {
+  static const nan_propagating_handles h = [] {
+    nan_propagating_handles n;
+    check(MPI_Op_create(&nan_propagating<float, true>, 1, &n.max[0]), "MPI_Op_create");
+    check(MPI_Op_create(&nan_propagating<double, true>, 1, &n.max[1]), "MPI_Op_create");
+    check(MPI_Op_create(&nan_propagating<long double, true>, 1, &n.max[2]), "MPI_Op_create");
+    check(MPI_Op_create(&nan_propagating<float, false>, 1, &n.min[0]), "MPI_Op_create");
+    check(MPI_Op_create(&nan_propagating<double, false>, 1, &n.min[1]), "MPI_Op_create");
+    check(MPI_Op_create(&nan_propagating<long double, false>, 1, &n.min[2]), "MPI_Op_create");
+    return n;
+  }();
+  return h;
+}
+
 DEVMESH_DECL MPI_Op op_of(element_type t, op o) {
   if (t.code == element_code::byte)
     throw comm_error("devmesh: mpi: std::byte has no arithmetic, so reductions (all_reduce, reduce, reduce_scatter) "
@@ -23,6 +56,12 @@ DEVMESH_DECL MPI_Op op_of(element_type t, op o) {
       throw comm_error("devmesh: mpi: op::avg on bool elements (an average of truth values is not one): use op::sum "
                        "or op::max for a logical or, op::prod or op::min for a logical and");
     return o == op::sum || o == op::max ? MPI_LOR : MPI_LAND;
+  }
+  if ((o == op::max || o == op::min) &&
+      (t.code == element_code::float32 || t.code == element_code::float64 || t.code == element_code::long_double)) {
+    const int k = t.code == element_code::float32 ? 0 : t.code == element_code::float64 ? 1 : 2;
+    const nan_propagating_handles& h = nan_propagating_ops();
+    return o == op::max ? h.max[k] : h.min[k];
   }
   switch (o) {
     case op::sum: return MPI_SUM;

@@ -62,7 +62,7 @@ using block_maps = std::span<const block_map>;
 /// Number of elements a block holds.
 inline tensor_index block_size(block_maps b) {
   tensor_index n = 1;
-  for (const auto& m : b) n *= m.length();
+  for (const auto& m : b) n = checked_mul(n, m.length(), "a block's element count");
   return n;
 }
 
@@ -101,7 +101,7 @@ inline tensor_index local_size(const mesh_data& m, const table_view& t, int p, s
   tensor_index n = 1;
   for (std::size_t k = 0; k < ext.size(); ++k) {
     map_dim_into(one, t, m.order, at.sizes, at.coords, static_cast<int>(k), ext[k]);
-    n *= one.length();
+    n = checked_mul(n, one.length(), "a block's element count");
   }
   return n;
 }

@@ -74,7 +74,7 @@ inline unsigned all_dims(const mesh_data& m) { return (1u << m.layout.ndim) - 1u
 /// 0: no limit). Only tensors of more than max_count elements can (O(steps x ranks) then).
 inline void check_counts_fit(const call_data& c, int pos, std::size_t max_count, text_ref call) {
   tensor_index total = 1;
-  for (tensor_index e : c.extents) total *= e;
+  for (tensor_index e : c.extents) total = checked_mul(total, e, "redistribute (the tensor's element count)");
   const auto most = static_cast<tensor_index>(max_count);
   if (max_count == 0 || total <= most) return;
   std::vector<int> group;

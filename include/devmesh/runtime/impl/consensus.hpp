@@ -49,13 +49,21 @@ std::vector<std::vector<int>> rank_groups(std::size_t n, Same same) {
   return groups;
 }
 
+/// "devmesh: <step>": a step named by a text that already starts with "devmesh: " (a
+/// redistribute call's description) is not prefixed twice.
+inline std::string devmesh_prefixed(std::string_view step) {
+  constexpr std::string_view prefix = "devmesh: ";
+  if (step.substr(0, prefix.size()) == prefix) step.remove_prefix(prefix.size());
+  return std::string(prefix) + std::string(step);
+}
+
 /// Runs the control step `f`; a time-out becomes a timeout_error naming `step`.
 template <class F>
 decltype(auto) bounded_step(std::string_view step, const deadline& d, F&& f) {
   try {
     return std::forward<F>(f)();
   } catch (const timeout_error& e) {
-    throw timeout_error("devmesh: " + std::string(step) + ": timed out after " + d.describe() +
+    throw timeout_error(devmesh_prefixed(step) + ": timed out after " + d.describe() +
                         " waiting for the other ranks (the bound is DEVMESH_TIMEOUT or the mesh's options.timeout); " +
                         e.what());
   }
@@ -94,14 +102,14 @@ template <communicator Comm>
     texts = bounded_step(step, d, [&] { return gather_texts(c, local_error, d); });
   } catch (const timeout_error& e) {
     if (local_error.empty()) throw;
-    throw timeout_error("devmesh: " + std::string(step) + " failed on this rank (" + std::to_string(c.rank()) +
+    throw timeout_error(devmesh_prefixed(step) + " failed on this rank (" + std::to_string(c.rank()) +
                         "): " + local_error + "; then gathering every rank's error timed out: " + e.what());
   }
   std::vector<int> bad;
   for (std::size_t r = 0; r < texts.size(); ++r)
     if (!texts[r].empty()) bad.push_back(static_cast<int>(r));
   if (bad.empty()) bad.push_back(0);  // a failure with an empty message
-  std::string msg = "devmesh: " + std::string(step) + " failed on " + ranks_phrase(bad) + " of " +
+  std::string msg = devmesh_prefixed(step) + " failed on " + ranks_phrase(bad) + " of " +
                     std::to_string(c.size()) + "; rank " + std::to_string(bad.front()) + ": " +
                     texts[static_cast<std::size_t>(bad.front())];
   if (!local_error.empty() && bad.front() != c.rank())
@@ -176,7 +184,7 @@ template <communicator Comm>
   auto of = [&](const std::vector<std::string>& texts, const std::vector<int>& g) -> const std::string& {
     return texts[static_cast<std::size_t>(g[0])];
   };
-  std::string msg = "devmesh: " + std::string(step) + ": the ranks disagree on the device mesh: ";
+  std::string msg = devmesh_prefixed(step) + ": the ranks disagree on the device mesh: ";
   for (std::size_t g = 0; g < groups.size(); ++g)
     msg += (g ? "; " : "") + ranks_phrase(groups[g]) + (groups[g].size() == 1 ? " has " : " have ") +
            of(summaries, groups[g]);
@@ -256,7 +264,7 @@ void agree_all(const Comm& c, std::string_view step, std::span<const step_outcom
   if (mine) put_digest(w.data() + 3, *mine);
   bounded_step(step, d, [&] { c.all_reduce_max(w.data(), w.size(), d); });
   if (w[0] != ~w[1])
-    throw mesh_error("devmesh: " + std::string(step) + ": the ranks disagree on the checks this step agrees on (this rank: " +
+    throw mesh_error(devmesh_prefixed(step) + ": the ranks disagree on the checks this step agrees on (this rank: " +
                      std::to_string(before.size()) + " before the descriptor, " + (mine ? "one" : "none") + ", " +
                      std::to_string(after.size()) + " after); every rank must take the same steps");
   first = ~w[2];

@@ -19,18 +19,52 @@ DEVMESH_DECL std::string deadline::describe() const {
   return t + " s";
 }
 
+namespace detail {
+/// The one rule for seconds (the environment's): digits, optionally a point and at most three
+/// more digits (whole milliseconds), nothing else (no sign, space, exponent, hex, unit);
+/// > 0 (or 0 with zero_is_off), <= 10^9 s. Returns the milliseconds, or -1 if `v` breaks it.
+DEVMESH_DECL long long parse_seconds(std::string_view v, bool zero_is_off) {
+  long long whole = 0, ms = 0;
+  std::size_t i = 0;
+  for (; i < v.size() && v[i] >= '0' && v[i] <= '9'; ++i) {
+    whole = whole * 10 + (v[i] - '0');
+    if (whole > 1000000000) return -1;
+  }
+  if (i == 0) return -1;
+  if (i < v.size() && v[i] == '.') {
+    std::size_t digits = 0;
+    for (++i; i < v.size() && v[i] >= '0' && v[i] <= '9'; ++i, ++digits) {
+      if (digits >= 3) {
+        if (v[i] != '0') return -1;  // below a millisecond
+        continue;
+      }
+      ms = ms * 10 + (v[i] - '0');
+    }
+    if (digits == 0) return -1;
+    for (; digits < 3; ++digits) ms *= 10;
+  }
+  if (i != v.size()) return -1;
+  const long long total = whole * 1000 + ms;
+  if (total > 1000000000LL * 1000 || (total == 0 && !zero_is_off)) return -1;
+  return total;
+}
+/// The error naming `what` (a variable or an option) and its value, and the rule.
+DEVMESH_DECL std::string seconds_rule_error(std::string_view what, std::string_view value, bool zero_is_off) {
+  return "devmesh: " + std::string(what) + "='" + std::string(value) +
+         "' is not a number of seconds: write digits with at most three decimals (whole milliseconds), from 0.001 to "
+         "1000000000" +
+         (zero_is_off ? std::string(", or 0: off") : std::string()) +
+         ", with no sign, space, exponent, hex or unit (e.g. " + std::string(what) + "=600)";
+}
+}  // namespace detail
+
 DEVMESH_DECL std::chrono::milliseconds seconds_from_env(const char* var, std::chrono::milliseconds fallback,
                                                         bool zero_is_off) {
   const char* v = std::getenv(var);
   if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const double s = std::strtod(v, &end);
-  if (end == v || *end != '\0' || !((s > 0 || (zero_is_off && s == 0)) && s <= 1e9))  // refuses NaN, infinities
-    throw mesh_error(std::string("devmesh: ") + var + "='" + v + "' is not a number of seconds > 0" +
-                     (zero_is_off ? " (or 0: off)" : "") + " (e.g. " + var + "=600)");
-  const double ms = s * 1000.0;  // rounded up to whole milliseconds
-  const auto whole = static_cast<long long>(ms);
-  return std::chrono::milliseconds(whole + (static_cast<double>(whole) < ms ? 1 : 0));
+  const long long ms = detail::parse_seconds(v, zero_is_off);
+  if (ms < 0) throw mesh_error(detail::seconds_rule_error(var, v, zero_is_off));
+  return std::chrono::milliseconds(ms);
 }
 
 DEVMESH_DECL std::chrono::milliseconds timeout_from_env(std::chrono::milliseconds fallback) {

@@ -17,6 +17,8 @@ namespace devmesh::detail {
 template <communicator Comm>
 void mesh_runtime<Comm>::find_entries(const state& st, const layout_values& layout, std::span<const entry*> out) {
   const mesh_state<Comm>& s = full_state(st);
+  std::unique_lock<std::mutex> lock(s.creating, std::defer_lock);
+  if (s.options.lazy) lock.lock();
   for (std::size_t d = 0; d < out.size(); ++d) {
     const dim_groups g = groups_of(layout, static_cast<int>(d));
     out[d] = s.cache.find(g.name, g.key());
@@ -28,6 +30,8 @@ const comm_entry<Comm>& mesh_runtime<Comm>::dim_entry(state& st, const layout_re
                                                       text_ref where) {
   mesh_state<Comm>& s = full_state(st);
   const dim_groups g = groups_of(layout.values, d);
+  std::unique_lock<std::mutex> lock(s.creating, std::defer_lock);
+  if (s.options.lazy) lock.lock();  // eager: the cache is complete after init, read-only here
   if (const auto* e = s.cache.find(g.name, g.key())) return *e;
   if (s.options.lazy) return ensure_lazy(s, describe_layout(layout), d);
   throw mesh_error("devmesh: " + std::string(what) + " on " + where() +
@@ -37,7 +41,9 @@ const comm_entry<Comm>& mesh_runtime<Comm>::dim_entry(state& st, const layout_re
 template <communicator Comm>
 const comm_entry<Comm>& mesh_runtime<Comm>::dims_entry(state& st, const layout_ref& layout, unsigned dims,
                                                        std::string_view caller) {
-  return ensure_dims_comm(full_state(st), describe_layout(layout), dims, caller);
+  mesh_state<Comm>& s = full_state(st);
+  const std::lock_guard<std::mutex> lock(s.creating);
+  return ensure_dims_comm(s, describe_layout(layout), dims, caller);
 }
 
 template <communicator Comm>
@@ -55,9 +61,17 @@ void mesh_runtime<Comm>::derive(state& st, const layout_ref& layout, const char*
   } catch (const timeout_error& x) {
     recorded.finish(call_state::timed_out);
     for (const auto& name : added) s.options.per_dim.erase(name);
+    // A mesh over some of the world's ranks: its non-members take part too (the step is
+    // collective over the world's duplicate), which a rank guarding the call with
+    // is_member() does not do.
+    std::string hint;
+    if (s.root.root_size < s.world_size)
+      hint = "; " + std::string(what) + " is collective over every world rank (" + std::to_string(s.world_size) +
+             "), members of this mesh of " + std::to_string(s.root.root_size) +
+             " ranks or not: every world rank must call it (do not guard it with is_member())";
     const std::string dumped = s.dump_record();
-    if (dumped.empty()) throw;
-    throw timeout_error(x.what() + dumped);
+    if (dumped.empty() && hint.empty()) throw;
+    throw timeout_error(x.what() + hint + dumped);
   } catch (...) {
     recorded.finish(call_state::failed);
     for (const auto& name : added) s.options.per_dim.erase(name);  // as before the call

@@ -40,10 +40,17 @@ DEVMESH_DECL std::vector<flight_entry> flight_recorder::entries() const {
 DEVMESH_DECL std::size_t count_from_env(const char* var, std::size_t fallback) {
   const char* v = std::getenv(var);
   if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(v, &end, 10);
-  if (end == v || *end != '\0' || *v == '-' || n > (1ull << 24))
-    throw mesh_error(std::string("devmesh: ") + var + "='" + v + "' is not a whole number in [0, 16777216]");
+  // The one rule: digits only (no sign, space, hex or unit), at most max_flight_record_entries.
+  unsigned long long n = 0;
+  bool ok = true;
+  for (const char* c = v; *c && ok; ++c) {
+    ok = *c >= '0' && *c <= '9';
+    n = n * 10 + static_cast<unsigned long long>(*c - '0');
+    ok = ok && n <= max_flight_record_entries;
+  }
+  if (!ok)
+    throw mesh_error(std::string("devmesh: ") + var + "='" + v + "' is not a whole number of entries in [0, " +
+                     std::to_string(max_flight_record_entries) + "] (digits only; 0: off)");
   return static_cast<std::size_t>(n);
 }
 

@@ -40,18 +40,51 @@ std::string placement_error(const mesh_state<C>& st, int n, std::string_view how
 }
 
 /// The flight recorder and the watchdog of a new root (before its first step).
+/// The bounds and the flight record's size of a new root, from its options, else the
+/// environment, by one rule (parse_seconds, count_from_env): a negative option, a malformed or
+/// sub-millisecond variable, a record larger than max_flight_record_entries is refused, never
+/// silently the default or off. The error ("" if none) names the option or variable and its
+/// value; init agrees on it (check_locally): every rank throws it, naming the rank.
+template <communicator C>
+std::string resolve_options(mesh_state<C>& st, const device_mesh_options<C>& o, std::size_t& entries) {
+  const auto ms = [](std::chrono::milliseconds d) { return std::to_string(d.count()) + " ms"; };
+  if (o.timeout.count() < 0)
+    return "devmesh: options.timeout = " + ms(o.timeout) +
+           " is negative (a bound is > 0; 0: DEVMESH_TIMEOUT, else 600 s)";
+  if (o.watchdog.count() < 0)
+    return "devmesh: options.watchdog = " + ms(o.watchdog) +
+           " is negative (a bound is > 0; 0: DEVMESH_WATCHDOG, else off; to turn it off, leave it 0)";
+  if (o.flight_record_entries < -1 || o.flight_record_entries > static_cast<long>(max_flight_record_entries))
+    return "devmesh: options.flight_record_entries = " + std::to_string(o.flight_record_entries) + " is not in [0, " +
+           std::to_string(max_flight_record_entries) + "] (0: off; -1: DEVMESH_FLIGHT_RECORD_ENTRIES, else " +
+           std::to_string(default_flight_record_entries) + ")";
+  try {
+    st.timeout = o.resolved_timeout();
+    st.watchdog = o.resolved_watchdog();
+    entries = o.flight_record_entries >= 0
+                  ? static_cast<std::size_t>(o.flight_record_entries)
+                  : count_from_env("DEVMESH_FLIGHT_RECORD_ENTRIES", default_flight_record_entries);
+  } catch (const mesh_error& e) {
+    return e.what();
+  }
+  if constexpr (!watchable<C> && !stream_watchable<C>)
+    if (st.watchdog.count() > 0)
+      return std::string("devmesh: options.watchdog / DEVMESH_WATCHDOG: the ") + C::backend_name() +
+             " backend has no watchdog yet (docs/reliability.md); unset it";
+  return {};
+}
+
+/// The flight recorder and the watchdog of a new root (before its first step); what its
+/// options or environment break is kept in st.options_error (for check_locally), the
+/// defaults used meanwhile (the agreement's bound: 600 s).
 template <communicator C>
 void start_recording(mesh_state<C>& st, const device_mesh_options<C>& o) {
   static std::atomic<int> roots{0};
   st.index = roots.fetch_add(1, std::memory_order_relaxed);
-  st.watchdog = o.resolved_watchdog();
-  if constexpr (!watchable<C> && !stream_watchable<C>)
-    if (st.watchdog.count() > 0)
-      throw mesh_error(std::string("devmesh: options.watchdog / DEVMESH_WATCHDOG: the ") + C::backend_name() +
-                       " backend has no watchdog yet (docs/reliability.md); unset it");
-  st.recorder.resize(o.flight_record_entries >= 0 ? static_cast<std::size_t>(o.flight_record_entries)
-                                                  : count_from_env("DEVMESH_FLIGHT_RECORD_ENTRIES",
-                                                                   default_flight_record_entries));
+  std::size_t entries = 0;
+  st.options_error = resolve_options(st, o, entries);
+  if (!st.options_error.empty()) st.timeout = default_timeout, st.watchdog = {}, entries = 0;
+  st.recorder.resize(entries);
   for (int r = 0; r < st.world_size; ++r) st.steps.world_ranks.push_back(r);
 }
 
@@ -70,12 +103,13 @@ template <communicator C>
 local_checks check_locally(const mesh_state<C>& st, const layout_description* layout, const std::string& layout_error,
                            std::string_view how) {
   local_checks out{layout, layout_error, {}};
+  if (out.error.empty()) out.error = st.options_error;
   if (!layout) return out;
   const layout_view& v = layout->view;
   if (v.root_size > st.world_size)
     out.error = std::string(DEVMESH_MSG_WORLD_MISMATCH) + ": " + to_string(v) + " has " +
                 std::to_string(v.root_size) + " ranks, the world " + std::to_string(st.world_size);
-  else
+  else if (out.error.empty())
     out.error = placement_error(st, v.root_size, how);
   out.mine = describe(*layout, options_descriptor(st.options, st.check_collectives, how));
   out.mine.seal();
@@ -98,7 +132,6 @@ std::shared_ptr<mesh_state<C>> new_state(world_arg<C> world, device_mesh_options
   }
   st->world_rank = st->world->rank();
   st->world_size = st->world->size();
-  st->timeout = options.resolved_timeout();
   st->check_collectives = options.check_collectives || check_collectives_from_env();
   start_recording(*st, options);
   st->options = std::move(options);

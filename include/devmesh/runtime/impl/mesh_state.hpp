@@ -43,6 +43,13 @@ struct mesh_state : root_state<Comm> {
   comm_cache<Comm> cache;
   flight_recorder recorder;          // the last calls of this root's meshes
   channel steps{"mesh", {}, 0};      // devmesh's own collective steps (flatten, ...)
+  std::string options_error;  // why this rank's options or environment are refused ("" if they are not)
+  // Serializes what may add to the cache after init (a lazy first use, a flattened group's
+  // communicator made for redistribute) and the lookups that may race with it: two threads'
+  // first uses no longer run collectives on one parent communicator at once (undefined in MPI:
+  // a hang) nor write the cache together. Ranks whose threads make the first uses in other
+  // orders then disagree in check_same, an error on every rank (contract.comms.lazy_threads).
+  mutable std::mutex creating;
   std::mutex aborting;               // one abort at a time (abort() and the watchdog's thread)
   // The watchdog's thread of a stream backend (NCCL), started at the first watched call.
   // Declared last: destroyed (its thread joined) before everything it uses.
