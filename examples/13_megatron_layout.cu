@@ -16,9 +16,13 @@
 // communicator too (on NCCL a communicator costs GPU memory). As Megatron's register_view,
 // the views must agree on the dims they share (pp): checked.
 //
-// It prints every group of every dim of both views (world ranks), then runs one collective
-// per view: the sum of world ranks over tp (dense) and over ep (expert), checked on every
-// rank against Megatron's rank arithmetic.
+// Megatron's embedding groups (the first and last stage of each pipeline group) are groups
+// that are not a dim: mesh.subgroup<"pp">({0, -1}).
+//
+// It prints every group of every dim of both views (world ranks) and the embedding groups,
+// then runs one collective per view: the sum of world ranks over tp (dense) and over ep
+// (expert), and over the embedding group, checked on every rank against Megatron's rank
+// arithmetic.
 // Run: mpirun -np 8 ./13_megatron_layout --tp 2 --pp 2 --ep 2 [--cp 1] [--etp 1]
 //      [--order tp-cp-ep-dp-pp|tp-cp-ep-pp-dp]
 #include "common.hpp"
@@ -95,7 +99,23 @@ void report(const megatron_args& a, int world, const Dense& dense, const Expert&
               groups_line<"dp">(d).c_str(), groups_line<"cp">(d).c_str(), groups_line<"tp">(d).c_str());
   std::printf("expert view %s\n%s%s%s%s", dm::to_string(e).c_str(), groups_line<"pp">(e).c_str(),
               groups_line<"edp">(e).c_str(), groups_line<"ep">(e).c_str(), groups_line<"etp">(e).c_str());
-  std::printf("communicators created for both views: %d (dims of equal groups share one)\n", created);
+  std::printf("embedding (the first and last stage of each pp group):");
+  for (const auto& g : groups<"pp">(d))
+    std::printf(" %s", examples::list(g.size() > 1 ? std::vector<int>{g.front(), g.back()} : g).c_str());
+  std::printf("\ncommunicators created for both views: %d (dims of equal groups share one)\n", created);
+}
+
+/// Megatron's embedding group: pp's first and last stage; the sum of world ranks over it.
+template <class Dense>
+void check_embedding(const Dense& dense) {
+  auto embedding = dense.template subgroup<"pp">({0, -1});
+  const int stage = dense.template local_rank<"pp">(), last = dense.template size<"pp">() - 1;
+  examples::check(embedding.valid() == (stage == 0 || stage == last), "the embedding group's members");
+  if (!embedding.valid()) return;
+  const auto g = dense.layout().template group<"pp">(dense.position());
+  long v = dense.rank(), want = g[0] + (last > 0 ? g[last] : 0);
+  embedding.all_reduce(&v, &v, 1, dm::op::sum);
+  examples::check(v == want, "the sum over the embedding group");
 }
 
 int run(dm::mpi::communicator& world, const megatron_args& a) {
@@ -114,6 +134,7 @@ int run(dm::mpi::communicator& world, const megatron_args& a) {
     report(a, n, dense, expert, root.communicator_count());
     check_sum<"tp">(dense, "dense");
     check_sum<"ep">(expert, "expert");
+    check_embedding(dense);
   } else {
     auto dense = root.unflatten<"world", dm::dim<"dp">, dm::dim<"pp">, dm::dim<"cp">, dm::dim<"tp">>(
         dm::dynamic_size, a.pp, a.cp, a.tp);
@@ -122,8 +143,9 @@ int run(dm::mpi::communicator& world, const megatron_args& a) {
     report(a, n, dense, expert, root.communicator_count());
     check_sum<"tp">(dense, "dense");
     check_sum<"ep">(expert, "expert");
+    check_embedding(dense);
   }
-  if (root.rank() == 0) std::printf("OK: one all_reduce per view (tp, ep) matches Megatron's groups\n");
+  if (root.rank() == 0) std::printf("OK: one all_reduce per view (tp, ep) and over the embedding groups matches Megatron's groups\n");
   return 0;
 }
 

@@ -5,7 +5,8 @@
 // every dim's communicator holds the group Megatron's rank arithmetic gives, in order; the
 // expert dims that coincide with dense ones share their communicators (nothing created); a
 // rank whose sizes the core refuses, and ranks that pass different sizes, make every rank
-// throw mesh_error (never a rank waiting for one that threw); the mesh works afterwards.
+// throw mesh_error (never a rank waiting for one that threw); the mesh works afterwards. And
+// groups that are not a dim (mesh.subgroup: Megatron's embedding groups).
 // Run under mpirun with 1, 2, 4 and 8 ranks.
 #include <span>
 #include <string>
@@ -109,7 +110,7 @@ std::string mesh_error_of(F&& f, const char* what) {
   } catch (const dm::mesh_error& e) {
     return e.what();
   }
-  FAIL_CHECK(what << ": no mesh_error");
+  FAIL_CHECK(std::string(what) << ": no mesh_error");
   return "";
 }
 
@@ -145,6 +146,39 @@ TEST_CASE("lazy mode: the step is local, so is the refusal") {
   CHECK_MESSAGE(contains(msg, "b"), msg);
   auto m = root.unflatten<"world", dm::dim<"a">, dm::dim<"b">>(dm::dynamic_size, 1);
   CHECK(m.size<"a">() == world.size());
+}
+
+TEST_CASE("groups that are not a dim: the first and last stage of each pp group") {
+  auto world = dm::mpi::world();
+  const int w = world.size(), me = world.rank();
+  auto root = dm::init_device_mesh(world, world_mesh(w));
+  const int tp = w % 2 == 0 ? 2 : 1, pp = w / tp;
+  auto dense = root.unflatten<"world", dm::dim<"pp">, dm::dim<"tp">>(dm::dynamic_size, tp);
+  // Megatron's embedding group: the first and the last stage of each pipeline group.
+  auto embedding = dense.subgroup<"pp">({0, -1});
+  const int stage = dense.local_rank<"pp">();
+  const bool chosen = stage == 0 || stage == pp - 1;
+  CHECK(embedding.valid() == chosen);
+  if (chosen) {
+    std::vector<int> got(static_cast<std::size_t>(embedding.size()));
+    embedding.all_gather(&me, got.data(), 1);
+    const int t = me % tp;  // this rank's pp group: t, t + tp, ...; its ends
+    const std::vector<int> want = pp == 1 ? std::vector<int>{t} : std::vector<int>{t, t + (pp - 1) * tp};
+    CHECK(got == want);
+  }
+  // The order given is the communicator's order: the last stage first.
+  auto reversed = dense.subgroup("pp", std::vector<int>{-1, 0});
+  if (chosen && pp > 1) CHECK(reversed.rank() == (stage == pp - 1 ? 0 : 1));
+  if (w < 2) return;
+  // One rank out of range, then one rank choosing otherwise: every rank throws.
+  std::string msg = mesh_error_of([&] { (void)dense.subgroup<"pp">({0, me == 0 ? pp : -1}); }, "out of range");
+  CHECK_MESSAGE(contains(msg, "is not in [-" + std::to_string(pp) + ", " + std::to_string(pp) + ")"), msg);
+  if (pp > 1) {  // (with pp = 1, -1 and 0 are the same rank: the same choice)
+    msg = mesh_error_of([&] { (void)dense.subgroup<"pp">({me == w - 1 ? -1 : 0}); }, "chosen otherwise");
+    CHECK_MESSAGE(contains(msg, "disagree"), msg);
+  }
+  auto again = dense.subgroup<"pp">({0});  // still works
+  CHECK(again.valid() == (stage == 0));
 }
 
 }  // namespace mpi_unflatten_sizes_test

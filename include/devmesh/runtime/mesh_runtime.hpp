@@ -168,6 +168,11 @@ struct mesh_runtime {
                      std::span<const std::string_view> new_dims, const typename Comm::options_type* backend_options,
                      std::string_view local_error = {});
 
+  /// Groups that are not a dim (runtime/impl/subgroups.hpp): in every group of dim d, the
+  /// members at local ranks `picks` (negative from the end), in that order, as this rank's
+  /// communicator (invalid where this rank is not chosen). Collective over every world rank.
+  static Comm subgroup(state& st, const layout_ref& layout, int d, std::span<const int> picks, const char* what);
+
   // ---- the root (runtime/impl/dims.hpp) -------------------------------------------------------
   /// Aborts every communicator devmesh made for the root; never throws.
   static void abort(state& st) noexcept;
