@@ -23,6 +23,7 @@
 #include "core/queries.hpp"
 #include "core/parse.hpp"
 #include "core/print.hpp"
+#include "core/shared_dims.hpp"
 
 // Backends: pulled in when their CMake target (devmesh::mpi, devmesh::nccl) is linked, or
 // when the user defines the macro.

@@ -4,9 +4,11 @@
 // unflatten create the missing communicators (collective; recorded in the flight record).
 #pragma once
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "../core/diagnostics.hpp"
@@ -70,6 +72,34 @@ class derivations_of {
   template <fixed_string N, dim_spec... New>
   auto unflatten() const {
     return derive(self().layout_.template unflatten<N, New...>(), "unflatten", true);
+  }
+  /// unflatten<N, New...>() with the new sizes given at run time (PyTorch's
+  /// `_unflatten(dim, sizes, names)`; Megatron's tp, cp, pp from the command line): one size
+  /// per dynamic new dim, or one per new dim, one of them possibly dm::dynamic_size (inferred),
+  /// as the core's basic_mesh::unflatten(sizes...) takes them. Collective as unflatten<...>():
+  /// a rank whose sizes the core refuses (not positive, a product that is not N's size, a cut
+  /// PyTorch refuses) does not throw alone: the ranks agree first, and every rank throws that
+  /// mesh_error, naming the ranks; ranks that pass different sizes get the mismatch, on every
+  /// rank. In lazy mode the step is local, and so is the error.
+  template <fixed_string N, dim_spec... New, class... I>
+    requires(sizeof...(I) > 0 && (std::is_integral_v<I> && ...))
+  auto unflatten(I... sizes) const {
+    using derived = decltype(self().layout_.template unflatten<N, New...>(sizes...));
+    auto& s = self().state("unflatten");
+    std::optional<derived> l;
+    std::string refused;
+    try {
+      l.emplace(self().layout_.template unflatten<N, New...>(sizes...));
+    } catch (const mesh_error& e) {
+      refused = e.what();
+    }
+    if (l)
+      detail::mesh_runtime<Comm>::derive(s, detail::gathered_layout<derived>(*l).ref(), "unflatten", {}, nullptr);
+    else  // the agreement carries this rank's refusal to every rank, which all throw it
+      detail::mesh_runtime<Comm>::derive(s, detail::gathered_layout<Layout>(self().layout_).ref(), "unflatten", {},
+                                         nullptr, refused);
+    if (!l) throw mesh_error(refused);  // not reached: derive threw it on every rank
+    return detail::make_device_mesh(*l, self().state_);
   }
   /// unflatten() with backend options for every new dim's communicator (PyTorch's
   /// backend_override on _unflatten); as flatten(backend_options).

@@ -161,8 +161,17 @@ struct mesh_runtime {
   static const entry& dims_entry(state& st, const layout_ref& layout, unsigned dims, std::string_view caller);
   /// flatten, unflatten: the missing communicators of `layout` made now (collective),
   /// `new_dims` given `backend_options` when not null; the step recorded in the flight record.
+  /// `local_error`: why this rank could not derive the mesh (an unflatten's run-time sizes;
+  /// `layout` is then the mesh it was derived from): the ranks agree on it first, so every
+  /// rank throws it (eager mode), never a rank waiting for one that has thrown.
   static void derive(state& st, const layout_ref& layout, const char* what,
-                     std::span<const std::string_view> new_dims, const typename Comm::options_type* backend_options);
+                     std::span<const std::string_view> new_dims, const typename Comm::options_type* backend_options,
+                     std::string_view local_error = {});
+
+  /// Groups that are not a dim (runtime/impl/subgroups.hpp): in every group of dim d, the
+  /// members at local ranks `picks` (negative from the end), in that order, as this rank's
+  /// communicator (invalid where this rank is not chosen). Collective over every world rank.
+  static Comm subgroup(state& st, const layout_ref& layout, int d, std::span<const int> picks, const char* what);
 
   // ---- the root (runtime/impl/dims.hpp) -------------------------------------------------------
   /// Aborts every communicator devmesh made for the root; never throws.

@@ -108,13 +108,22 @@ const comm_entry<Comm>& ensure_lazy(mesh_state<Comm>& st, const layout_descripti
 }
 
 /// Eager mode: every dim of m (aliases included) gets its communicator now, collective over
-/// the world (members or not). Unless `verified`, the ranks first check that they derived the
-/// same mesh.
+/// the world (members or not). Unless `verified`, the ranks first agree, in one all-reduce,
+/// that every rank could derive the mesh (`local_error` empty: else every rank throws it,
+/// naming the ranks) and derived the same one.
 template <communicator Comm>
-void ensure_all(mesh_state<Comm>& st, const layout_description& m, std::string_view step, bool verified = false) {
-  if (st.options.lazy) return;
+void ensure_all(mesh_state<Comm>& st, const layout_description& m, std::string_view step, bool verified = false,
+                std::string_view local_error = {}) {
+  if (st.options.lazy) {  // local: nothing to agree on, no one waits for this rank
+    if (!local_error.empty()) throw mesh_error(std::string(local_error));
+    return;
+  }
   const deadline dl = st.start_step();
-  if (!verified) check_same(*st.control, describe(m, std::string(step)), step, dl);
+  if (!verified) {  // this rank's own outcome, then the mesh: one all-reduce (agree_all)
+    const step_outcome mine[] = {{std::string(step), std::string(local_error)}};
+    const descriptor d = describe(m, std::string(step));
+    agree_all(*st.control, step, std::span<const step_outcome>(mine), &d, {}, dl);
+  }
   const std::vector<dim_groups> dims = all_dim_groups(m.view);
   create(st, *st.control, numbering::world, std::span<const dim_groups>(dims), step, dl);
 }

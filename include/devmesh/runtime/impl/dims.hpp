@@ -49,14 +49,15 @@ const comm_entry<Comm>& mesh_runtime<Comm>::dims_entry(state& st, const layout_r
 template <communicator Comm>
 void mesh_runtime<Comm>::derive(state& st, const layout_ref& layout, const char* what,
                                 std::span<const std::string_view> new_dims,
-                                const typename Comm::options_type* backend_options) {
+                                const typename Comm::options_type* backend_options,
+                                std::string_view local_error) {
   mesh_state<Comm>& s = full_state(st);
   std::string step = what;
   std::vector<std::string> added;
   if (backend_options) step += s.set_call_options(new_dims, *backend_options, what, added);
   const auto recorded = s.recorder.start(s.steps, what, {}, 0);
   try {
-    ensure_all(s, describe_layout(layout), step);
+    ensure_all(s, describe_layout(layout), step, false, local_error);
     recorded.finish(call_state::completed);
   } catch (const timeout_error& x) {
     recorded.finish(call_state::timed_out);

@@ -10,6 +10,7 @@
 #include "dims.hpp"
 #include "init.hpp"
 #include "report.hpp"
+#include "subgroups.hpp"
 #include "topology_step.hpp"
 
 // The compiled runtime of backend Comm: mesh_runtime<Comm>, and the topology step a topology
