@@ -5,8 +5,11 @@
 //
 //   dm::redistribute(mesh, from, to, dm::dextents<2>(13, 6), in, out);   // every rank of mesh
 //
-// On backends with the v-collectives all_to_allv and reduce_scatterv: MPI (host memory) and
-// NCCL (device memory and a stream: the steps' copies are enqueued on it too, memory.hpp).
+// The plan is chosen by modelled time (sharding/plan_model.hpp) over the mesh's links
+// (links.hpp: options.links, calibrate's measurements, or the topology's defaults) for the
+// tensor's extents and element size. On backends with the v-collectives all_to_allv and
+// reduce_scatterv: MPI (host memory) and NCCL (device memory and a stream: the steps' copies are
+// enqueued on it too, memory.hpp).
 // Every rank of the mesh calls it with the same specs and extents; a step over several dims
 // that has no communicator yet makes one, collectively as flatten() does.
 #pragma once
@@ -15,6 +18,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../core/diagnostics.hpp"
@@ -25,6 +29,7 @@
 #include "../sharding/spec.hpp"
 #include "../sharding/text.hpp"
 #include "kept.hpp"
+#include "links.hpp"
 #include "memory.hpp"
 #include "steps.hpp"
 
@@ -41,12 +46,12 @@ concept runs_redistribute = step_memory<memory_space_t<Comm>, typename Comm::str
                               c.reduce_scatterv(s, r, n, element_type_of<T>, o, typename Comm::stream_type{});
                             };
 
-/// The plan from `from` to `to`: for a static pair, read in place; for a dynamic pair, kept by
-/// the calling thread for its next call with the same specs on the same mesh (the last 8
-/// kept), as PyTorch caches its plans: a training loop plans once. The reference is valid
-/// until this thread keeps another plan (redistribute reads it within one call).
-/// plan_redistribute itself always plans (what bench/plan_redistribute times against
-/// PyTorch's planner).
+/// The plan from `from` to `to` by bytes (plan_redistribute(from, to)): for a static pair, read
+/// in place; for a dynamic pair, kept by the calling thread for its next call with the same
+/// specs on the same mesh (the last 8 kept), as PyTorch caches its plans. The reference is
+/// valid until this thread keeps another plan. plan_redistribute itself always plans (what
+/// bench/plan_redistribute times against PyTorch's planner); redistribute keeps plans chosen
+/// by modelled time (the overload below).
 template <class Mesh, class S1, class S2>
 const auto& kept_plan(const basic_sharding<Mesh, S1>& from, const basic_sharding<Mesh, S2>& to) {
   if constexpr (plannable_statically<Mesh, S1, S2>()) {
@@ -68,6 +73,55 @@ const auto& kept_plan(const basic_sharding<Mesh, S1>& from, const basic_sharding
     // refusals throw before anything is kept
     return plans.keep(kept{from.mesh(), to.mesh(), a, b, plan_of(from, to)}).plan;
   }
+}
+
+/// The plan from `from` to `to` chosen by modelled time for a tensor (`tensor`: a plan_model
+/// whose tensor fields are set, its links not) over links that `links_key` identifies
+/// (device_mesh::links_key: equal keys, equal links), kept by the calling thread for its next
+/// call with the same specs, meshes, tensor and key (the last 8 kept): a training loop plans
+/// once per shape. On a miss, fill_links(model) sets the model's links (links.hpp), then the
+/// planner runs. The reference is valid until this thread keeps another plan.
+template <class Mesh, class S1, class S2, class FillLinks>
+const redistribute_plan<Mesh::ndim_with_aliases>& kept_plan(const basic_sharding<Mesh, S1>& from,
+                                                            const basic_sharding<Mesh, S2>& to,
+                                                            const plan_model<Mesh::ndim_with_aliases>& tensor,
+                                                            std::pair<int, int> links_key, const FillLinks& fill_links) {
+  constexpr int N = Mesh::ndim_with_aliases;
+  struct kept {
+    Mesh from_mesh, to_mesh;
+    placement_table<N> from, to;
+    plan_model<N> tensor;
+    std::pair<int, int> links;
+    redistribute_plan<N> plan;
+  };
+  thread_local kept_last<kept> plans;
+  const placement_table<N>& a = from.table();
+  const placement_table<N>& b = to.table();
+  if (const kept* k = plans.find([&](const kept& k) {
+        return k.from == a && k.to == b && k.links == links_key && k.tensor == tensor &&
+               k.from_mesh.same_modes(from.mesh()) && k.to_mesh.same_modes(to.mesh());
+      }))
+    return k->plan;
+  auto model = tensor;
+  fill_links(model);
+  // refusals throw before anything is kept
+  return plans.keep(kept{from.mesh(), to.mesh(), a, b, tensor, links_key, plan_of(from, to, &model)}).plan;
+}
+
+/// The plan's steps in a few words ("reduce_scatter(tp) all_gather(dp)"): what the ranks
+/// compare, with DEVMESH_CHECK_COLLECTIVES, besides the call (every rank must choose the same).
+template <class Mesh, int N>
+std::string plan_summary(const Mesh& m, const redistribute_plan<N>& plan) {
+  std::string s;
+  for (const auto& step : plan) {
+    (s += s.empty() ? "" : " ") += step_name(step.kind);
+    if (!step.communicates()) continue;
+    s += "(";
+    for (int d = 0, n = 0; d < Mesh::ndim; ++d)
+      if (step.on(d)) (s += n++ ? "," : "") += m.name(d);
+    s += ")";
+  }
+  return s.empty() ? "nothing" : s;
 }
 
 /// Throws mesh_error, alike on every rank, when a step of the plan averages integers on a
@@ -182,10 +236,18 @@ void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<La
       throw mesh_error("devmesh: redistribute on " + to_string(mesh) + ": this rank is not a member of the mesh");
     space::check_usable("redistribute");
     const auto call = [&] { return detail::redistribute_call<T>(mesh, from, to, ext); };
-    const auto& plan = detail::kept_plan(from, to);  // static: read in place; refusals throw on every rank
+    // by modelled time over the mesh's links; refusals throw on every rank
+    const auto& plan = detail::kept_plan(from, to, plan_model<Layout::ndim_with_aliases>{}.tensor(ext, sizeof(T)),
+                                         mesh.links_key(), [&](auto& model) {
+                                           const auto links = mesh_links(mesh);
+                                           for (int d = 0; d < Layout::ndim; ++d)
+                                             model.links[d] = links[static_cast<std::size_t>(d)].cost;
+                                         });
     detail::check_counts_fit(call, mesh, plan, ext);  // so do blocks too large for the backend's counts
     detail::check_average_type<Comm, T>(call, plan);  // and integer averages on NCCL
-    detail::agree_on_call(mesh, call,
+    // with the check mode the ranks also agree on the plan (the links in the options are a rank's own)
+    const auto agreed = [&] { return call() + ", plan " + detail::plan_summary(mesh.layout(), plan); };
+    detail::agree_on_call(mesh, agreed,
                           detail::redistribute_error(call, mesh, from, to, ext, src, n_in, dst, n_out, sizeof(T)));
     detail::with_step_buffers<T, space>(stream, [&](auto& b) {
       detail::run_plan(mesh, plan, ext, std::span<const T>(src, n_in), std::span<T>(dst, n_out), b);
