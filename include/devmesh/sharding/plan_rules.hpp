@@ -159,6 +159,7 @@ constexpr void add_step(redistribute_plan<N, C>& p, step_kind kind, unsigned gro
 template <int N>
 constexpr bool slice_strided(placement_table<N>& next, const placement_table<N>& dst, const application_order<N>& o,
                              unsigned reduce, const int* sizes, int k) {
+  if constexpr (N < 2) return false;  // two dims needed; and g++ -O3 -Warray-bounds sees the rest on one
   const auto a = dims_in_shard_order(next, o, k), c = dims_in_shard_order(dst, o, k);
   // a.count + 2 > N: never where c.count >= a.count + 2, but g++ -O2 cannot see it (-Warray-bounds)
   if (a.count + 2 > N || dst.ordered(k) || c.count < a.count + 2 || !chain_starts(next, a, a.count, dst, c))
