@@ -66,7 +66,7 @@ constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const 
   const int dims = model && model->tensor_rank >= 0 ? model->tensor_rank : named;
   const plan_inputs<N> in{from, to, filled, o, sizes, D, dims, model};
   if (!partial && filled == from && !links_differ(model, D)) {
-    seen(plan);
+    seen(plan, candidate_role::issue_20);
     return plan;
   }
   choose_candidate(plan, in, price, seen);
@@ -83,7 +83,7 @@ constexpr const char* unplannable(const placement_table<N>& t, int& dim) {
 }
 
 /// The plan between two specs (plan_redistribute's body), chosen by `model` where there is one;
-/// seen(candidate) for every candidate considered (plan_candidates.hpp).
+/// seen(candidate, role) for every candidate considered (plan_candidates.hpp).
 template <class Mesh, class S1, class S2, class Seen = unseen>
 constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_of(
     const basic_sharding<Mesh, S1>& from, const basic_sharding<Mesh, S2>& to,

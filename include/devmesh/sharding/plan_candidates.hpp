@@ -456,32 +456,33 @@ constexpr void for_each_recipe(const plan_inputs<N>& in, const redistribute_plan
   if (prices_time(in.model, in.D)) f(plan_recipe{recipe_kind::per_dim});
 }
 
-/// What choose_candidate shows every candidate it makes, where nobody looks (bench/plan_ranking
-/// times each one: detail::plan_of's `seen`).
+/// What choose_candidate shows every candidate it makes, with its role, where nobody looks
+/// (bench/plan_ranking times each one: detail::plan_of's `seen`).
 struct unseen {
   template <class Plan>
-  constexpr void operator()(const Plan&) const {}
+  constexpr void operator()(const Plan&, candidate_role) const {}
 };
 
 /// The candidate chosen for `in` (plan_model.hpp's rule, each candidate's cost price(plan)),
 /// made into `plan`, which holds the first plan on entry (and keeps it where it is chosen).
-/// Two passes: the recipes' scores, then the chosen one made again. seen(candidate) for each
-/// one made that a plan can hold, in order.
+/// Two passes: the recipes' scores, then the chosen one made again. seen(candidate, role) for
+/// each one made that a plan can hold, in order.
 template <int N, class Price, class Seen = unseen>
 constexpr void choose_candidate(redistribute_plan<N>& plan, const plan_inputs<N>& in, const Price& price,
                                 const Seen& seen = {}) {
   candidate_scores scores;
   for_each_recipe(in, plan, [&](const plan_recipe& r) {
     if (r.kind == recipe_kind::first) {
-      seen(plan);
+      seen(plan, candidate_role::issue_20);
       return scores.add(price(plan), plan.collectives(), candidate_role::issue_20);
     }
     draft_plan<N> c{};
     const bool made = make_candidate(c, in, r) && c.count <= redistribute_plan<N>::capacity;
-    if (made) seen(c);
-    scores.add(made ? price(c) : candidate_price{}, made ? c.collectives() : -1,
-               r.kind == recipe_kind::per_dim ? candidate_role::per_dim
-               : r.kind <= recipe_kind::rest_scatter ? candidate_role::issue_20 : candidate_role::other);
+    const auto role = r.kind == recipe_kind::per_dim            ? candidate_role::per_dim
+                      : r.kind <= recipe_kind::rest_scatter ? candidate_role::issue_20
+                                                            : candidate_role::other;
+    if (made) seen(c, role);
+    scores.add(made ? price(c) : candidate_price{}, made ? c.collectives() : -1, role);
   });
   const int best = scores.chosen(prices_time(in.model, in.D));
   if (best <= 0) return;

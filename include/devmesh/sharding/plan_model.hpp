@@ -179,7 +179,7 @@ struct candidate_scores {
     const int by_bytes = least_within(false, 0, 0, near_tie, false);
     if (!time || by_bytes < 0) return by_bytes;
     double cap = price[by_bytes].bytes, slowest = 0;
-    if (const int old = least_within(false, 0, 0, 1.25, true); old >= 0 && price[old].bytes > cap) cap = price[old].bytes;
+    if (const int old = issue_20_choice(); old >= 0 && price[old].bytes > cap) cap = price[old].bytes;
     for (int i = 0; i < count && i < capacity; ++i)
       if (role[i] == candidate_role::per_dim && collectives[i] >= 0) {
         cap = price[i].bytes > cap ? price[i].bytes : cap;
@@ -187,6 +187,9 @@ struct candidate_scores {
       }
     return least_within(true, cap * (1 + 1e-9), slowest * (1 + 1e-9), near_tie, false);
   }
+  /// What devmesh chose before issue 42 (issue 20's rule): among its recipes, within 1.25x of
+  /// the fewest bytes, the fewest collectives. -1 if none.
+  constexpr int issue_20_choice() const { return least_within(false, 0, 0, 1.25, true); }
 
  private:
   constexpr double cost_of(int i, bool time) const { return time ? price[i].cost : price[i].bytes; }
