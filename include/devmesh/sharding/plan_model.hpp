@@ -170,7 +170,8 @@ struct candidate_scores {
   }
   /// By bytes (time false): among the candidates within near_tie of the fewest bytes, the one
   /// with the fewest collectives, then the cheaper, then the first. By time: the same rule on
-  /// modelled time, among the candidates that send no more bytes than the one chosen by bytes,
+  /// modelled time (an exact tie going to the fewer bytes in all, a rank's mean), among the
+  /// candidates that send no more bytes than the one chosen by bytes,
   /// than issue 20's choice (its recipes, within 1.25x of the fewest bytes, the fewest
   /// collectives) or than PyTorch's per-dim plan, and take no longer than that per-dim plan:
   /// a plan chosen by time never sends more bytes than one of those, nor is slower than
@@ -198,7 +199,7 @@ struct candidate_scores {
            (!issue_20 || role[i] == candidate_role::issue_20);
   }
   /// Among the eligible candidates (bytes at most cap, cost at most slowest; 0: no bound) within
-  /// `window` of the least cost, the fewest collectives.
+  /// `window` of the least cost, the fewest collectives, then the cheaper, then the fewer bytes.
   constexpr int least_within(bool time, double cap, double slowest, double window, bool issue_20) const {
     double least = -1;
     for (int i = 0; i < count && i < capacity; ++i)
@@ -207,7 +208,11 @@ struct candidate_scores {
     for (int i = 0; i < count && i < capacity; ++i) {
       if (!eligible(i, cap, slowest, issue_20) || cost_of(i, time) > window * least) continue;
       const int n = collectives[i];
-      if (best < 0 || n < collectives[best] || (n == collectives[best] && cost_of(i, time) < cost_of(best, time)))
+      const bool cheaper = cost_of(i, time) < cost_of(best < 0 ? i : best, time);
+      const bool as_cheap = best >= 0 && cost_of(i, time) == cost_of(best, time);
+      // an exact tie in time (a step's slowest rank alike) goes to the fewer bytes in all
+      if (best < 0 || n < collectives[best] ||
+          (n == collectives[best] && (cheaper || (as_cheap && price[i].bytes < price[best].bytes))))
         best = i;
     }
     return best;
