@@ -214,7 +214,7 @@ void calibrate_links(const DeviceMesh& dmesh, const dm::mpi::communicator& world
   world.all_reduce(mine.data(), least.data(), mine.size(), dm::op::min);
   world.all_reduce(mine.data(), most.data(), mine.size(), dm::op::max);
   if (dmesh.position() == 0)
-    std::printf("calibrated %s (the slowest rank's medians):\n%sthe same on every rank: %s\n\n",
+    std::printf("calibrated %s (medians of the slowest rank's times):\n%sthe same on every rank: %s\n\n",
                 dm::to_string(dmesh.layout()).c_str(), dm::to_string(c).c_str(), least == most ? "yes" : "NO");
   if (least != most) throw std::runtime_error("--calibrate: the ranks measured different links");
 }

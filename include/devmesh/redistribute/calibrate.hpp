@@ -3,9 +3,11 @@
 // latency: an all_reduce of one element over the dim's groups) and a bandwidth probe (an
 // all_to_allv of probe_bytes per rank, as redistribute's exchanges send), each a fixed number
 // of times (short and bounded: no loop waits for a time to pass, so every rank makes the same
-// calls). Each rank keeps its medians; then one all_reduce over the mesh takes the slowest
-// rank's, so every rank gets the same answer. The mesh keeps it (device_mesh::
-// keep_measured_links): later redistributes price plans with it, options.links still first.
+// calls). A sample is the slowest rank's time (a collective ends when its slowest rank does:
+// one all_reduce over the mesh after each, outside the timing), so every rank holds the same
+// samples and takes the same medians: the same answer everywhere. The mesh keeps it
+// (device_mesh::keep_measured_links): later redistributes price plans with it, options.links
+// still first.
 //
 //   const auto c = dm::calibrate(mesh);       // collective over every rank of the mesh
 //   if (mesh.rank() == 0) std::cout << dm::to_string(c);
@@ -31,12 +33,13 @@ namespace devmesh {
 
 /// How much calibrate measures.
 struct calibrate_options {
-  int latency_reps = 20;                  ///< timed one-element all_reduces per dim (after 2 untimed)
-  int bandwidth_reps = 5;                 ///< timed all_to_allv probes per dim (after 1 untimed)
+  int latency_reps = 31;                  ///< timed one-element all_reduces per dim (after 2 untimed)
+  int bandwidth_reps = 7;                 ///< timed all_to_allv probes per dim (after 1 untimed)
   std::size_t probe_bytes = std::size_t{1} << 20;  ///< bytes one rank sends in a probe, split among its group
 };
 
-/// One dim as calibrate measured it: the medians of the slowest rank, and the cost made of them.
+/// One dim as calibrate measured it: the medians of its samples (each the slowest rank's), and
+/// the cost made of them.
 struct dim_calibration {
   std::string name;
   int size = 0;                  ///< ranks in each of its groups
@@ -71,15 +74,16 @@ inline double median_of(std::vector<double>& v) {
   return v[v.size() / 2];
 }
 
-/// Times f() reps times after `warm` untimed calls; the median in microseconds.
-template <class F>
-double median_us(int warm, int reps, F&& f) {
+/// Times f() reps times after `warm` untimed calls, each sample the slowest rank's (slowest(t):
+/// the maximum over the mesh); the median in microseconds, the same on every rank.
+template <class F, class Slowest>
+double median_us(int warm, int reps, F&& f, const Slowest& slowest) {
   for (int i = 0; i < warm; ++i) f();
   std::vector<double> t;
   for (int i = 0; i < reps; ++i) {
     const auto start = std::chrono::steady_clock::now();
     f();
-    t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    t.push_back(slowest(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count()));
   }
   return median_of(t);
 }
@@ -91,12 +95,19 @@ std::pair<double, double> measure_dim(const device_mesh<Layout, Comm>& mesh, int
   const unsigned bits = 1u << d;
   const auto n = static_cast<std::size_t>(mesh.layout().size(d));
   const typename Comm::stream_type stream{};
+  const auto slowest = [&](double mine) {  // over every rank of the mesh
+    double most = 0;
+    collective_on_dims<double>(mesh, all_dims_of<Layout>(), "all_reduce", 1, [&](const auto& c, auto... watch) {
+      c.all_reduce(&mine, &most, 1, op::max, stream, watch...);
+    });
+    return most;
+  };
   double one[1] = {1.0}, sum[1] = {0.0};
   const double ping = median_us(2, o.latency_reps, [&] {
     collective_on_dims<double>(mesh, bits, "all_reduce", 1, [&](const auto& c, auto... watch) {
       c.all_reduce(one, sum, 1, op::sum, stream, watch...);
     });
-  });
+  }, slowest);
   const std::size_t each = std::max<std::size_t>(1, o.probe_bytes / sizeof(double) / (n - 1));
   std::vector<double> out(each * n, 1.0), in(each * n);
   std::vector<std::size_t> counts(n, each), displs(n);
@@ -108,22 +119,23 @@ std::pair<double, double> measure_dim(const device_mesh<Layout, Comm>& mesh, int
                     in.data(), std::span<const std::size_t>(counts), std::span<const std::size_t>(displs),
                     element_type_of<double>, stream, watch...);
     });
-  });
+  }, slowest);
   return {ping, probe};
 }
 
 }  // namespace detail
 
-/// Measures every dim of mesh (size 2 or more), agrees on the slowest rank's medians, keeps them
-/// on the mesh (options.links still come first) and returns them. Collective over every rank
-/// of the mesh; a creation step, as flatten is (not while another thread uses the mesh).
+/// Measures every dim of mesh (size 2 or more), each sample the slowest rank's, keeps the
+/// medians on the mesh (options.links still come first) and returns them: the same on every
+/// rank. Collective over every rank of the mesh; a creation step, as flatten is (not while
+/// another thread uses the mesh).
 template <class Layout, class Comm>
 calibration calibrate(const device_mesh<Layout, Comm>& mesh, const calibrate_options& o = {}) {
   static_assert(std::is_same_v<detail::memory_space_t<Comm>, detail::host_memory>,
                 "devmesh: calibrate times collectives on the host (MPI); on a device backend set options.links");
   if (o.latency_reps < 1 || o.bandwidth_reps < 1 || o.probe_bytes < sizeof(double))
     throw mesh_error("devmesh: calibrate: latency_reps and bandwidth_reps must be at least 1, probe_bytes at least 8");
-  std::vector<double> times;  // per dim: ping, probe (every rank's, then the slowest)
+  std::vector<double> times;  // per dim: ping, probe (the same on every rank)
   std::vector<std::size_t> sent;
   for (int d = 0; d < Layout::ndim; ++d) {
     if (mesh.layout().size(d) < 2) continue;
@@ -131,13 +143,6 @@ calibration calibrate(const device_mesh<Layout, Comm>& mesh, const calibrate_opt
     const auto [ping, probe] = detail::measure_dim(mesh, d, o, &sent.back());
     times.push_back(ping), times.push_back(probe);
   }
-  const typename Comm::stream_type stream{};
-  const std::vector<double> mine = times;
-  if (!times.empty())
-    detail::collective_on_dims<double>(mesh, detail::all_dims_of<Layout>(), "all_reduce", times.size(),
-                                       [&](const auto& c, auto... watch) {
-                                         c.all_reduce(mine.data(), times.data(), times.size(), op::max, stream, watch...);
-                                       });
   calibration out;
   options_by_dim<link_cost> kept;
   for (int d = 0, i = 0; d < Layout::ndim; ++d) {
