@@ -63,15 +63,17 @@ args_t parse(int argc, char** argv) {
   return a;
 }
 
-/// One candidate of a case: its steps, modelled and measured time, chosen or not, and whether
-/// it is the plan devmesh chose before issue 42 (issue 20's rule: among its recipes, within
-/// 1.25x of the fewest bytes by the even-block estimate, the fewest collectives).
+/// One candidate of a case: its steps, modelled and measured time, chosen or not (with the
+/// calibrated links), whether it is the plan devmesh chose before issue 42 (issue 20's rule:
+/// among its recipes, within 1.25x of the fewest bytes by the even-block estimate, the fewest
+/// collectives), and whether it is the plan chosen with the default links (uniform here).
 struct candidate {
   std::string steps;
-  double model_us = 0;
+  double model_us = 0, mean_model_us = 0;
   std::vector<double> samples;
   double measured_us = 0;
   bool chosen = false, before = false;
+  bool uniform = false;  // the plan chosen with every dim at the default link (what redistribute runs uncalibrated)
 };
 
 /// Spearman's rank correlation of x and y (average ranks for ties).
@@ -156,7 +158,12 @@ std::vector<std::pair<dm::redistribute_plan<N>, candidate>> candidates_of(const 
   for (const auto& [p, text] : issue_20)
     old.add({0, dm::detail::rough_cost(p, sizes, Mesh::ndim)}, p.collectives(), dm::detail::candidate_role::issue_20);
   const int before = std::max(0, old.issue_20_choice());
-  for (auto& [p, c] : out) c.chosen = same_steps(p, chosen), c.before = same_steps(p, issue_20[before].first);
+  auto uniform = model;  // the default links: every dim within a node (shared memory on MPI)
+  for (int d = 0; d < Mesh::ndim; ++d) uniform.links[d] = dm::link_cost::shared_memory();
+  const auto by_default = dm::detail::plan_of(src, dst, &uniform);
+  for (auto& [p, c] : out)
+    c.chosen = same_steps(p, chosen), c.before = same_steps(p, issue_20[before].first),
+    c.uniform = same_steps(p, by_default);
   return out;
 }
 
@@ -181,6 +188,20 @@ std::vector<double> source_block(const Mesh& m, const Spec& spec, const E& ext, 
   return out;
 }
 
+/// The modelled time with each step's bytes the mean over the ranks instead of the most (what
+/// 8 ranks on 2 cores pay: their copies share the cores), for comparison.
+template <class Mesh, class Plan, class E, class Model>
+double mean_model_us(const Mesh& m, const Plan& p, const E& ext, const Model& model) {
+  double total = 0;
+  for (const auto& s : p) {
+    if (!s.communicates()) continue;
+    double bytes = 0;
+    for (int r = 0; r < m.size(); ++r) bytes += static_cast<double>(dm::cost_of(m, s, ext, r, 8).bytes_sent);
+    total += model.group(s.group).time_us(bytes / m.size());
+  }
+  return total;
+}
+
 /// Runs every candidate once and checks that each gives the tensor the chosen plan gives (its
 /// blocks through full_tensor: a Partial target's blocks may differ, its sum may not;
 /// MPI_Abort if not); sets each one's modelled time.
@@ -192,6 +213,7 @@ void check_alike(const DeviceMesh& mesh, Cands& cands, const Spec& dst, const E&
   for (int pass = 0; pass < 2; ++pass)
     for (auto& [p, k] : cands) {
       k.model_us = dm::modelled_time_us(mesh.layout(), p, ext, 8, model);
+      k.mean_model_us = mean_model_us(mesh.layout(), p, ext, model);
       dm::detail::run_plan(mesh, p, ext, std::span<const double>(in), std::span<double>(out), b);
       dm::full_tensor(mesh, dst, ext, out, whole);
       if (pass == 0) {
@@ -241,11 +263,18 @@ std::string tally(const json& c, int scale, dm::tensor_index bytes, Cands& cands
     if (n >= 2) sum.model.push_back(k.model_us / least_model), sum.measured.push_back(k.measured_us / fastest);
     std::string steps;
     for (char ch : k.steps) steps += ch == '\n' ? std::string("\\n") : ch == '"' ? std::string("\\\"") : std::string(1, ch);
-    char nums[128];
-    std::snprintf(nums, sizeof nums, "\"model_us\": %.2f, \"measured_us\": %.2f, \"chosen\": %s, \"before\": %s",
-                  k.model_us, k.measured_us, k.chosen ? "true" : "false", k.before ? "true" : "false");
+    char nums[256];
+    std::snprintf(nums, sizeof nums,
+                  "\"model_us\": %.2f, \"mean_model_us\": %.2f, \"measured_us\": %.2f, \"chosen\": %s, "
+                  "\"before\": %s, \"uniform\": %s",
+                  k.model_us, k.mean_model_us, k.measured_us, k.chosen ? "true" : "false", k.before ? "true" : "false",
+                  k.uniform ? "true" : "false");
     std::string samples;
-    for (double t : k.samples) samples += (samples.empty() ? "" : ", ") + std::to_string(static_cast<long>(t));
+    for (double t : k.samples) {
+      char v[32];
+      std::snprintf(v, sizeof v, "%s%.1f", samples.empty() ? "" : ", ", t);
+      samples += v;
+    }
     line += (i ? ", {" : "{") + std::string("\"steps\": \"") + steps + "\", " + nums + ", \"samples_us\": [" +
             samples + "]}";
   }
@@ -293,7 +322,7 @@ int main(int argc, char** argv) {
   auto m3 = dm::init_device_mesh(world, mesh3(2, 2, 2));
   const auto c1 = dm::calibrate(m1), c2 = dm::calibrate(m2), c3 = dm::calibrate(m3);
   if (root)
-    std::printf("calibrated (the slowest rank's medians):\n%s%s%s\n", dm::to_string(c1).c_str(), dm::to_string(c2).c_str(),
+    std::printf("calibrated (medians of the slowest rank's times):\n%s%s%s\n", dm::to_string(c1).c_str(), dm::to_string(c2).c_str(),
                 dm::to_string(c3).c_str());
   std::FILE* out = root && !a.json.empty() ? std::fopen(a.json.c_str(), "w") : nullptr;
   totals sum;
