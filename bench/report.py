@@ -787,17 +787,21 @@ def step_summary(steps):
 def ranking_stats(rows, estimate):
     """The ranking measures over rows (cases), each candidate's time by `estimate` of its samples."""
     st = {"cases": 0, "several": 0, "fastest": 0, "within": 0, "agree": 0, "ordered": 0, "model": [], "clock": [],
-          "changed": 0, "slower": 0, "log": 0.0}
+          "mean_agree": 0}
+    for k in ("", "u_"):  # the plan chosen with the calibrated links, and with the defaults
+        st[k + "changed"], st[k + "slower"], st[k + "log"] = 0, 0, 0.0
     for r in rows:
         c = r["candidates"]
-        t = [estimate(sorted(x["samples_us"])) for x in c]
+        t = [max(estimate(sorted(x["samples_us"])), 0.1) for x in c]
         chosen = next(i for i, x in enumerate(c) if x["chosen"])
         before = next((i for i, x in enumerate(c) if x["before"]), chosen)
+        uniform = next((i for i, x in enumerate(c) if x.get("uniform")), chosen)
         st["cases"] += 1
-        if chosen != before:
-            st["changed"] += 1
-            st["slower"] += t[chosen] > 1.1 * t[before]
-            st["log"] += math.log(t[chosen] / t[before])
+        for k, i in (("", chosen), ("u_", uniform)):
+            if i != before:
+                st[k + "changed"] += 1
+                st[k + "slower"] += t[i] > 1.1 * t[before]
+                st[k + "log"] += math.log(t[i] / t[before])
         if len(c) < 2:
             continue
         fastest = min(t) or 0.1  # a plan of local steps alone: under the samples' 0.1 µs resolution
@@ -810,6 +814,8 @@ def ranking_stats(rows, estimate):
             for j in range(i + 1, len(c)):
                 st["ordered"] += 1
                 st["agree"] += (c[i]["model_us"] < c[j]["model_us"]) == (t[i] < t[j])
+                if "mean_model_us" in c[i]:
+                    st["mean_agree"] += (c[i]["mean_model_us"] < c[j]["mean_model_us"]) == (t[i] < t[j])
     return st
 
 
@@ -841,21 +847,28 @@ def plan_ranking_section(args):
         for scale in sorted({r["scale"] for r in rows}) + [None]:
             st = ranking_stats([r for r in rows if scale is None or r["scale"] == scale], est)
             n = max(1, st["several"])
+            changed = lambda k: (f"{st[k + 'changed']}, {st[k + 'slower']} >10% slower, "
+                                 f"{math.exp(st[k + 'log'] / st[k + 'changed']):.2f}x" if st[k + "changed"] else "0")
             trs.append([name, "all" if scale is None else f"x{scale}", str(st["several"]),
                         f"{st['fastest']} ({100 * st['fastest'] / n:.0f}%)", f"{st['within']} ({100 * st['within'] / n:.0f}%)",
-                        f"{100 * st['agree'] / max(1, st['ordered']):.0f}%", f"{spearman(st['model'], st['clock']):.2f}",
-                        f"{st['changed']}", f"{st['slower']}",
-                        f"{math.exp(st['log'] / st['changed']):.2f}x" if st["changed"] else ""])
+                        f"{100 * st['agree'] / max(1, st['ordered']):.0f}% "
+                        f"({100 * st['mean_agree'] / max(1, st['ordered']):.0f}%)",
+                        f"{spearman(st['model'], st['clock']):.2f}", changed(""), changed("u_")])
     lines.append(table(["samples by", "size", "cases (2+ candidates)", "chosen the fastest", "within 10%",
-                        "candidate pairs ordered alike", "Spearman (model, clock)", "plans changed since issue 20",
-                        "of them >10% slower", "their geo. mean vs issue 20's"], trs))
+                        "candidate pairs ordered alike (mean bytes)", "Spearman (model, clock)",
+                        "changed since issue 20 (calibrated): plans, slower, geo. mean",
+                        "changed since issue 20 (default links)"], trs))
     st = ranking_stats(rows, median)
     goal = st["within"] >= 0.9 * st["several"]
     lines += ["", f"Goal (issue 42): the chosen plan the fastest measured or within 10% of it on at least 90% of the "
               f"cases: {verdict(goal)} ({100 * st['within'] / max(1, st['several']):.0f}% by medians). Spearman: each "
               "candidate's modelled and measured time, each divided by its case's least, over every candidate of "
-              "the cases with two or more. The last three columns compare the plan chosen now with the one devmesh "
-              "chose before issue 42 (issue 20's rule, by bytes), measured in the same run.", ""]
+              "the cases with two or more. In brackets, the pairs ordered alike by the model with each step's "
+              "bytes the ranks' mean instead of the slowest rank's. The last two columns compare the plan chosen "
+              "now, with the calibrated links and with the default ones (one shared-memory link for every dim: "
+              "what `dm::redistribute` runs uncalibrated, here a uniform machine), with the one devmesh chose "
+              "before issue 42 (issue 20's rule, by bytes), measured in the same run: how many differ, how many "
+              "of those take more than 10% longer, their geometric mean time against it.", ""]
     worst = []
     for r in rows:
         c = r["candidates"]
