@@ -11,6 +11,8 @@
 //                   (detail::kept_plan with a model): the plan the thread kept from its first
 //                   call, found by comparing the two placement tables, the meshes, the tensor
 //                   and the links' key, read in place;
+//   kept_bytes/<pair>  the same by bytes, found by the specs and the meshes alone (what
+//                   dm::redistribute read before issue 42), timed in the same run for comparison;
 //   model/<pair>    planning by modelled time (issue 42: uniform shared-memory links, a 256x256
 //                   float64 tensor, exact counts): what dm::redistribute pays on a thread's
 //                   first call with a pair and a tensor;
@@ -100,6 +102,9 @@ void register_dynamic(const pair_text& p, const Mesh& m) {
   const auto tensor = dm::plan_model<N>{}.tensor(dm::dextents<2>(256, 256), 8);
   benchmark::RegisterBenchmark(("kept/" + label(p)).c_str(), timed([tensor, fill](const auto& a, const auto& b) {
     benchmark::DoNotOptimize(dm::detail::kept_plan(a, b, tensor, std::pair<int, int>{0, 0}, fill).count);
+  }));
+  benchmark::RegisterBenchmark(("kept_bytes/" + label(p)).c_str(), timed([](const auto& a, const auto& b) {
+    benchmark::DoNotOptimize(dm::detail::kept_plan(a, b).count);  // issue 20's: by the specs and meshes alone
   }));
   auto model = tensor;
   fill(model);

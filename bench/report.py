@@ -663,8 +663,10 @@ def plan_redistribute_section(args):
              "PyTorch's planner: a kept plan and a static one are what a training loop pays, and a dynamic plan "
              "is a few percent of the cheapest collective. Held: kept plans at least 20x under PyTorch's cache "
              "hit. `dm::redistribute` keeps plans chosen by modelled time (`kept`: found by the specs, the "
-             "meshes, the tensor and the links' key); `model` is such a plan made (uniform shared-memory links, "
-             "256x256 float64, exact counts), what a thread's first call with a pair and a tensor pays.", ""]
+             "meshes, the tensor and the links' key); `kept by bytes` is issue 20's (the specs and meshes alone), "
+             "timed in the same run; `model` is such a plan made (uniform shared-memory links, 256x256 float64, "
+             "exact counts), what a thread's first call with a pair and a tensor pays. PyTorch's side was recorded "
+             "on another day at another load: the ratios carry that.", ""]
     rows, dyn_ratios, static_ratios, kept_ratios, hit_ratios = [], [], [], [], []
     for t in theirs["pairs"]:
         d = ours.get("dynamic/" + t["pair"], {}).get("real_ns")
@@ -679,15 +681,17 @@ def plan_redistribute_section(args):
         if kept is not None:
             kept_ratios.append(unc / kept), hit_ratios.append(hit / kept)
         model = ours.get("model/" + t["pair"], {}).get("real_ns")
+        kept_bytes = ours.get("kept_bytes/" + t["pair"], {}).get("real_ns")
         rows.append([f"`{t['pair']}`", t["steps"], fmt_ns(unc), fmt_ns(hit), fmt_ns(d),
                      fmt_ns(model) if model is not None else "", fmt_ns(kept) if kept is not None else "",
+                     fmt_ns(kept_bytes) if kept_bytes is not None else "",
                      fmt_ns(st) if st is not None else "", f"{unc / d:.0f}x", f"{unc / st:.0f}x" if st is not None else "",
                      f"{hit / kept:.0f}x" if kept is not None else ""])
     if not rows:
         return None
     lines.append(table(["pair", "PyTorch steps", "PyTorch planner", "PyTorch cached", "devmesh dynamic",
-                        "devmesh model", "devmesh kept", "devmesh static", "planner / dynamic", "planner / static",
-                        "PyTorch cached / devmesh kept"], rows))
+                        "devmesh model", "devmesh kept", "devmesh kept by bytes", "devmesh static",
+                        "planner / dynamic", "planner / static", "PyTorch cached / devmesh kept"], rows))
     lines += ["", ("Kept plans at least 20x under PyTorch's cache hit: "
                    f"{verdict(min(hit_ratios) >= 20)} ({min(hit_ratios):.0f}-{max(hit_ratios):.0f}x; "
                    f"{min(kept_ratios):.0f}x or more under PyTorch's planner)." if kept_ratios else
@@ -907,11 +911,13 @@ def splice(args, page):
     the re-run's commit, time and load; the other sections as they were."""
     sections = re.split(r"(?m)^(?=## )", page)
     head, body = sections[0], sections[1:]
-    version = load_text(os.path.join(args.results, f"version_{args.only}.txt")).split("\n")[0] or "unknown"
+    v = [l for l in load_text(os.path.join(args.results, f"version_{args.only}.txt")).split("\n") if l.strip()]
+    version = (v[0] if v else "unknown") + (" + uncommitted changes in include/ or bench/" if len(v) > 1 else "")
     load = load_text(os.path.join(args.results, f"load_{args.only}.txt")).strip()
-    note = (f"(This section: `bench/run --only {args.only}` at {version}, "
-            f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}"
-            + (f"; `uptime`: {load}" if load else "") + ".)")
+    run_day = datetime.datetime.fromtimestamp(os.path.getmtime(os.path.join(args.results, f"version_{args.only}.txt")),
+                                              datetime.timezone.utc).strftime("%Y-%m-%d") if v else "unknown day"
+    note = (f"(This section: `bench/run --only {args.only}` at {version}, {run_day}"
+            + (f"; `uptime` as it started: {load}" if load else "") + ".)")
     for make in PART_SECTIONS[args.only]:
         new = make(args)
         if new is None:

@@ -97,8 +97,15 @@ const redistribute_plan<Mesh::ndim_with_aliases>& kept_plan(const basic_sharding
   thread_local kept_last<kept> plans;
   const placement_table<N>& a = from.table();
   const placement_table<N>& b = to.table();
+  // the tensor by its rank, extents and element size (its bytes follow; its links are the key's)
+  const auto same_tensor = [&](const plan_model<N>& t) {
+    if (t.tensor_rank != tensor.tensor_rank || t.element_bytes != tensor.element_bytes) return false;
+    for (int i = 0; i < plan_model<N>::max_exact_rank; ++i)
+      if (t.shape[i] != tensor.shape[i]) return false;
+    return t.element_bytes > 0 || t.tensor_bytes == tensor.tensor_bytes;
+  };
   if (const kept* k = plans.find([&](const kept& k) {
-        return k.from == a && k.to == b && k.links == links_key && k.tensor == tensor &&
+        return k.from == a && k.to == b && k.links == links_key && same_tensor(k.tensor) &&
                k.from_mesh.same_modes(from.mesh()) && k.to_mesh.same_modes(to.mesh());
       }))
     return k->plan;
