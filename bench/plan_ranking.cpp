@@ -3,7 +3,7 @@
 // calibrated (dm::calibrate); then for every pair of tests/sharding/data/pytorch_2.15_
 // redistribute.json that PyTorch runs, at several sizes (its extents times each --scales
 // factor), every distinct candidate plan the planner considered (plan_redistribute with the
-// calibrated links, for float64) is run with the steps dm::redistribute runs, the candidates
+// calibrated links, for float64) is run by the executor dm::redistribute calls (redistribute_runtime<Comm>), the candidates
 // alternating (forward, then backward, --reps rounds; each sample --iters back-to-back runs
 // after a barrier, the slowest rank's mean). Each candidate's blocks are checked equal to the
 // chosen plan's first. Reported per case: every candidate's modelled time (exact counts) and
@@ -107,15 +107,28 @@ struct totals {
   std::vector<double> model, measured;  // every (case, candidate), each divided by its case's fastest
 };
 
+/// Plan p from spec src to spec dst run as dm::redistribute runs its own plan: one call of the
+/// executor compiled once per backend (redistribute_runtime<Comm>: its checks, then the steps).
+template <class DeviceMesh, class Spec, class Plan, class E>
+void run_plan(const DeviceMesh& mesh, const Spec& src, const Spec& dst, const Plan& p, const E& ext,
+              const std::vector<double>& in, std::vector<double>& out) {
+  using Comm = typename DeviceMesh::communicator_type;
+  const dm::detail::mesh_data_of<typename DeviceMesh::layout_type> values(mesh.layout());
+  const auto shape = ext.shape();
+  dm::detail::redistribute_runtime<Comm>::redistribute(
+      dm::detail::group_site_of(mesh),
+      {values.data(), src.table(), dst.table(), dm::detail::plan_data(p), shape, dm::element_type_of<double>, in.data(),
+       in.size(), out.data(), out.size(), true},
+      {});
+}
+
 /// One sample: `iters` runs of plan p after a barrier, the slowest rank's mean in microseconds.
-template <class DeviceMesh, class Plan, class E>
-double sample(const DeviceMesh& mesh, const Plan& p, const E& ext, const std::vector<double>& in,
-              std::vector<double>& out, int iters) {
-  auto& b = dm::detail::step_buffers<double>::of_this_thread();
+template <class DeviceMesh, class Spec, class Plan, class E>
+double sample(const DeviceMesh& mesh, const Spec& src, const Spec& dst, const Plan& p, const E& ext,
+              const std::vector<double>& in, std::vector<double>& out, int iters) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
-  for (int i = 0; i < iters; ++i)
-    dm::detail::run_plan(mesh, p, ext, std::span<const double>(in), std::span<double>(out), b);
+  for (int i = 0; i < iters; ++i) run_plan(mesh, src, dst, p, ext, in, out);
   double t = (MPI_Wtime() - start) / iters * 1e6, slowest = 0;
   MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return slowest;
@@ -206,15 +219,14 @@ double mean_model_us(const Mesh& m, const Plan& p, const E& ext, const Model& mo
 /// blocks through full_tensor: a Partial target's blocks may differ, its sum may not;
 /// MPI_Abort if not); sets each one's modelled time.
 template <class DeviceMesh, class Cands, class Spec, class E, class Model>
-void check_alike(const DeviceMesh& mesh, Cands& cands, const Spec& dst, const E& ext, const Model& model,
-                 const std::vector<double>& in, std::vector<double>& out, const std::string& id) {
-  auto& b = dm::detail::step_buffers<double>::of_this_thread();
+void check_alike(const DeviceMesh& mesh, Cands& cands, const Spec& src, const Spec& dst, const E& ext,
+                 const Model& model, const std::vector<double>& in, std::vector<double>& out, const std::string& id) {
   std::vector<double> want, whole(static_cast<std::size_t>(ext.size()));
   for (int pass = 0; pass < 2; ++pass)
     for (auto& [p, k] : cands) {
       k.model_us = dm::modelled_time_us(mesh.layout(), p, ext, 8, model);
       k.mean_model_us = mean_model_us(mesh.layout(), p, ext, model);
-      dm::detail::run_plan(mesh, p, ext, std::span<const double>(in), std::span<double>(out), b);
+      run_plan(mesh, src, dst, p, ext, in, out);
       dm::full_tensor(mesh, dst, ext, out, whole);
       if (pass == 0) {
         if (k.chosen) want = whole;
@@ -299,12 +311,12 @@ std::string run_case(const json& c, const DeviceMesh& mesh, int scale, const arg
   auto cands = candidates_of(m, src, dst, model);
   const int r = mesh.position();
   std::vector<double> in = source_block(m, src, ext, r), out(static_cast<std::size_t>(dst.local_size(ext, r)));
-  check_alike(mesh, cands, dst, ext, model, in, out, c["id"].str);
+  check_alike(mesh, cands, src, dst, ext, model, in, out, c["id"].str);
   const std::size_t n = cands.size();
   for (int rep = 0; rep < a.reps; ++rep)  // forward, then backward: each candidate alike in the order
     for (std::size_t j = 0; j < n; ++j) {
       auto& [p, k] = cands[rep % 2 ? n - 1 - j : j];
-      k.samples.push_back(sample(mesh, p, ext, in, out, a.iters));
+      k.samples.push_back(sample(mesh, src, dst, p, ext, in, out, a.iters));
     }
   return tally(c, scale, ext.size() * 8, cands, sum);
 }

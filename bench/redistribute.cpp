@@ -18,6 +18,7 @@
 // usage: mpirun -np 8 redistribute [--max-kib K] [--reps R] [--json FILE]
 #include <devmesh/devmesh.hpp>
 #include <devmesh/redistribute.hpp>
+#include <devmesh/redistribute/impl/survey.hpp>  // the survey of an exchange: to issue the same call
 
 #include <algorithm>
 #include <cmath>
@@ -53,18 +54,21 @@ std::vector<int> displs_of(const std::vector<int>& counts) {
 }
 
 /// An exchange step's MPI_Alltoallv as redistribute issues it on this rank (redistribute/
-/// steps.hpp: run_exchange), its counts and displacements in r: in place on a side whose
-/// parts are one range each, packed in rank order on the other; its own part in the call
-/// where both sides are in place.
+/// impl/steps.hpp: run_exchange, on its survey), its counts and displacements in r: in place on
+/// a side whose parts are one range each, packed in rank order on the other; its own part in
+/// the call where both sides are in place.
 void exchange_as_issued(const mesh24& m, const dm::plan_step<2>& s, const dm::dextents<2>& ext, int pos, raw_step& r) {
-  dm::detail::step_buffers<double> b;
-  const int me = dm::detail::group_positions(m, s.group, pos, b.group);
-  const auto before = dm::detail::spec_of_table(m, s.before), after = dm::detail::spec_of_table(m, s.after);
-  const dm::detail::exchange_sides x = dm::detail::survey_exchange(before, after, ext, pos, me, b);
-  dm::detail::own_part_in_call(x, me, b);
-  for (std::size_t i = 0; i < b.group.size(); ++i) {
-    r.send_counts.push_back(static_cast<int>(b.sent[i])), r.recv_counts.push_back(static_cast<int>(b.received[i]));
-    r.send_displs.push_back(static_cast<int>(b.send_at[i])), r.recv_displs.push_back(static_cast<int>(b.recv_at[i]));
+  const dm::detail::mesh_data_of<mesh24> values(m);
+  const dm::detail::mesh_data data = values.data();
+  const auto shape = ext.shape();
+  dm::detail::group_counts c;
+  c.me = dm::detail::group_positions(data, s.group, pos, c.group);
+  dm::detail::step_blocks blocks(data, shape, s.before, s.after, 2 * static_cast<int>(c.group.size()));
+  const dm::detail::exchange_sides x = dm::detail::survey_exchange(blocks, pos, c);
+  dm::detail::own_part_in_call(x, c);
+  for (std::size_t i = 0; i < c.group.size(); ++i) {
+    r.send_counts.push_back(static_cast<int>(c.sent[i])), r.recv_counts.push_back(static_cast<int>(c.received[i]));
+    r.send_displs.push_back(static_cast<int>(c.send_at[i])), r.recv_displs.push_back(static_cast<int>(c.recv_at[i]));
   }
   if (!x.send_in_place) r.send_displs = displs_of(r.send_counts);
   if (!x.recv_in_place) r.recv_displs = displs_of(r.recv_counts);

@@ -23,6 +23,11 @@
 #if defined(DEVMESH_WITH_MPI) || defined(MPI_VERSION)
 #include "nccl/mpi_bootstrap.hpp"
 #endif
+// The stream watchdog (the backend's thread), which the runtime's state holds: header-only, its
+// definition here (compiled, in the NCCL backend's library).
+#if DEVMESH_HEADER_ONLY
+#include "runtime/impl/stream_watchdog.hpp"
+#endif
 // Including this header alone is enough for device meshes over NCCL (no -D needed).
 #include "runtime/init.hpp"
 #include "runtime/from_comms.hpp"

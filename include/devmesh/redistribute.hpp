@@ -5,7 +5,7 @@
 #include "devmesh.hpp"
 #include "sharding.hpp"
 #include "runtime/device_mesh.hpp"
-#include "redistribute/steps.hpp"
+#include "redistribute/executor.hpp"
 #include "redistribute/redistribute.hpp"
 #include "redistribute/distribute.hpp"
 #include "redistribute/links.hpp"

@@ -11,11 +11,15 @@
 //    of one replica tile the tensor;
 //  - local_sizes<dim> are the model's counts; is_even() is "every block the same shape";
 //  - for_each_shared_run against a second random spec: the elements both blocks hold, in
-//    global row-major order, at the model's local offsets.
+//    global row-major order, at the model's local offsets;
+//  - the same blocks read as plain data, as redistribute's executor reads them (a table view
+//    and the mesh's values: redistribute/impl/blocks.hpp): index maps, sizes, shared runs, and
+//    the positions of a group over any dims (the core's for_each_in_group).
 // Explicit orders and _StridedShards as written (placement::strided) are both generated.
 // DEVMESH_PROPERTY_SEED and DEVMESH_PROPERTY_CASES override the seed and case count.
 #include <doctest/doctest.h>
 
+#include <devmesh/redistribute/impl/blocks.hpp>
 #include <devmesh/sharding.hpp>
 
 #include <algorithm>
@@ -24,6 +28,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -282,6 +287,47 @@ void check_shared_runs(const Mesh& mesh, const model_mesh& m, const std::vector<
   });
   CHECK(n == static_cast<long long>(got.size()));
   CHECK(got == expected);
+  // the same runs as redistribute's executor finds them (two table views on the mesh's values)
+  const dm::detail::mesh_data_of<Mesh> values(mesh);
+  dm::detail::step_blocks blocks(values.data(), std::span<const dm::tensor_index>(shape), spec.table(), other.table(), 2);
+  std::vector<std::pair<long long, long long>> as_data;
+  const auto k = blocks.runs(blocks.before(p), blocks.after(q), [&](long long a, long long b, long long len) {
+    for (long long i = 0; i < len; ++i) as_data.emplace_back(a + i, b + i);
+  });
+  CHECK(k == n);
+  CHECK(as_data == expected);
+}
+
+// The blocks of `spec` as redistribute's executor reads them (redistribute/impl/blocks.hpp: the
+// mesh's values, the spec's table as a table_view): the model's lists, and the groups of the
+// core's for_each_in_group over every set of the mesh's own dims.
+template <int R, class Mesh, class Spec>
+void check_as_data(const Mesh& mesh, const Spec& spec, const std::array<dm::tensor_index, R>& shape,
+                   const std::vector<std::array<list, R>>& held, const std::vector<int>& positions) {
+  const dm::detail::mesh_data_of<Mesh> values(mesh);
+  const dm::detail::mesh_data data = values.data();
+  const std::span<const dm::tensor_index> ext(shape);
+  std::vector<dm::detail::block_map> maps(R);
+  for (int p : positions) {
+    dm::detail::block_maps_into(data, spec.table(), p, ext, maps.data());
+    long long n = 1;
+    for (int t = 0; t < R; ++t) {
+      const list& l = held[static_cast<std::size_t>(p)][static_cast<std::size_t>(t)];
+      REQUIRE(maps[static_cast<std::size_t>(t)].length() == static_cast<long long>(l.size()));
+      for (std::size_t i = 0; i < l.size(); ++i)
+        CHECK(maps[static_cast<std::size_t>(t)].global_index(static_cast<long long>(i)) == l[i]);
+      n *= static_cast<long long>(l.size());
+    }
+    CHECK(dm::detail::local_size(data, spec.table(), p, ext) == n);
+  }
+  const int member = positions.front();
+  for (unsigned dims = 0; dims < (1u << Mesh::ndim); ++dims) {
+    std::vector<int> got, want;
+    const int me = dm::detail::group_positions(data, dims, member, got);
+    dm::detail::for_each_in_group(mesh, dims, member, [&](int, int q) { want.push_back(q); });
+    CHECK(got == want);
+    CHECK(got[static_cast<std::size_t>(me)] == member);
+  }
 }
 
 template <dm::fixed_string Counted, int R, class Mesh>
@@ -332,6 +378,7 @@ void check_case(const Mesh& mesh, const model_mesh& m, const std::vector<std::ve
     CHECK(counts[i] == expected);
   }
   check_elements<R>(mesh, m, s, spec, ext, shape, held, positions, member);
+  check_as_data<R>(mesh, spec, shape, held, positions);
   if (s.rule != dm::chunking::padded) check_shared_runs<R>(mesh, m, overlaps, spec, ext, shape, held, positions);
 }
 

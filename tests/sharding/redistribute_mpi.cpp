@@ -366,6 +366,24 @@ TEST_CASE("with the check mode, a rank's wrong size or another spec throws on ev
   dm::redistribute(mesh, rows{}, cols{}, ext, in, out);  // and the mesh still works
 }
 
+TEST_CASE("with the check mode, ranks whose links choose another plan throw on every rank, before any step") {
+  if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
+  dm::device_mesh_options<dm::mpi::communicator> o;
+  o.check_collectives = true;
+  auto uniform = dm::init_device_mesh(dm::mpi::world(), mesh24{}, o);
+  if (uniform.position() == 3) o.links["dp"] = dm::link_cost::network(), o.links["tp"] = dm::link_cost::nvlink();
+  auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{}, o);  // rank 3's options differ
+  using summed = dm::sharding<mesh24, dm::on<"dp", dm::partial<dm::reduction::sum>>, dm::on<"tp", dm::partial<dm::reduction::sum>>>;
+  const dm::extents<256, 256> ext;
+  std::vector<double> in(256 * 256, 1.0), out(256 * 256);
+  const std::uint64_t before = mesh.flight_record().recorded;
+  CHECK_THROWS_WITH_AS(dm::redistribute(mesh, summed{}, dm::sharding<mesh24>{}, ext, in, out),
+                       doctest::Contains("plan reduce_scatter(tp) all_reduce(dp) all_gather(tp)"), dm::mesh_error);
+  CHECK(calls_after(mesh, before).size() <= 1);  // the agreement alone, no step
+  dm::redistribute(uniform, summed{}, dm::sharding<mesh24>{}, ext, in, out);  // alike links: it runs
+  CHECK(out[0] == 8.0);
+}
+
 TEST_CASE("distribute (from every rank, from a root), full_tensor and check_from_local on every recorded target") {
   const meshes_of_this_case meshes;
   if (test::world_size() != 8) return test::skip("the recorded pairs are on meshes of 8 ranks");

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <utility>
 
+#include "config.hpp"
 #include "group_list.hpp"
 #include "mesh.hpp"
 
@@ -26,21 +27,8 @@
 namespace devmesh {
 
 namespace detail {
-/// Ascending ranks as ranges, "0-2,4,6-7": how every message and table names rank sets. A
-/// template only so that TUs that never print compile none of it (parse.hpp says why).
-template <class = void>
-std::string rank_ranges(std::span<const int> ranks) {
-  std::string out;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(ranks[i]);
-    if (j > i) out += '-' + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return out;
-}
+/// Ascending ranks as ranges, "0-2,4,6-7": how every message and table names rank sets.
+DEVMESH_DECL std::string rank_ranges(std::span<const int> ranks);
 /// A mesh's layout as plain values: every dim's name (aliases after the mesh's own ndim
 /// dims) and modes [first[d], first[d + 1]) with their shapes and strides resolved. What the
 /// repr reads, so that it is one ordinary function: a mesh type only gathers its values, and
@@ -55,70 +43,22 @@ struct layout_values {
 };
 
 /// Dim d as "dp=2" (`with_stride` false) or as its stride, "4" or "(4, 1)" for a flattened dim.
-template <class = void>
-void write_dim(std::string& s, const layout_values& v, int d, bool with_stride) {
-  if (!with_stride) {
-    long long size = 1;
-    for (int m = v.first[d]; m < v.first[d + 1]; ++m) size *= v.shape[m];
-    s += v.names[d];
-    s += '=';
-    s += std::to_string(size);
-    return;
-  }
-  // The strides of the modes with digits (size-1 modes only hold a place, e.g. the room of a
-  // dim cut at run time); a dim with none shows its first mode's stride.
-  int count = 0, shown = v.first[d];
-  for (int m = v.first[d]; m < v.first[d + 1]; ++m)
-    if (v.shape[m] != 1 && count++ == 0) shown = m;
-  if (count == 0) {
-    s += v.first[d + 1] > v.first[d] ? std::to_string(v.stride[shown]) : std::string("1");
-    return;
-  }
-  if (count > 1) s += '(';
-  for (int m = v.first[d], k = 0; m < v.first[d + 1]; ++m) {
-    if (v.shape[m] == 1) continue;
-    if (k++) s += ", ";
-    s += std::to_string(v.stride[m]);
-  }
-  if (count > 1) s += ')';
-}
+DEVMESH_DECL void write_dim(std::string& s, const layout_values& v, int d, bool with_stride);
 
 /// The repr of a layout given as values (to_string's text).
-template <class = void>
-std::string layout_string(const layout_values& v) {
-  std::string s = "mesh((";
-  for (int d = 0; d < v.ndim; ++d) {
-    if (d) s += ", ";
-    write_dim(s, v, d, false);
-  }
-  s += v.ndim == 1 ? ",), stride=(" : "), stride=(";
-  for (int d = 0; d < v.ndim; ++d) {
-    if (d) s += ", ";
-    write_dim(s, v, d, true);
-  }
-  s += v.ndim == 1 ? ",)" : ")";
-  if (v.ndims > v.ndim) {
-    s += ", aliases=(";
-    for (int d = v.ndim; d < v.ndims; ++d) {
-      if (d > v.ndim) s += ", ";
-      write_dim(s, v, d, false);
-    }
-    s += ')';
-  }
-  return s + ')';
-}
+DEVMESH_DECL std::string layout_string(const layout_values& v);
 
-/// A (sub)mesh's ranks, what rank_nested and rank_grid draw: the ranks in row-major order (a
-/// rank_group of positions, or a device mesh's world ranks: any range with size() and []),
-/// and each of the ndim dims' name and size (the sizes multiply to ranks.size()).
-template <class Ranks>
+/// A (sub)mesh's ranks, what rank_nested and rank_grid draw: the ranks in row-major order (the
+/// i-th read through `rank_at(ranks, i)`: a rank_group of positions, or a device mesh's world
+/// ranks), and each of the ndim dims' name and size (the sizes multiply to `count`).
 struct rank_block {
-  const Ranks& ranks;
+  const void* ranks;
+  int (*rank_at)(const void* ranks, std::size_t i);
+  std::size_t count;
   const std::string_view* names;
   const int* sizes;
   int ndim;
-  std::size_t count() const { return static_cast<std::size_t>(ranks.size()); }
-  int rank(std::size_t i) const { return ranks[static_cast<decltype(ranks.size())>(i)]; }
+  int rank(std::size_t i) const { return rank_at(ranks, i); }
   /// How many of the last dims start at row-major index `at` (`end` false) or end there
   /// (`end` true): the brackets opened before, or closed after, that rank in the nested form.
   int dims_turning(std::size_t at, bool end) const {
@@ -133,63 +73,24 @@ struct rank_block {
   std::string label(int d, int i) const { return std::string(names[d]) + '=' + std::to_string(i); }
 };
 
-template <class Ranks>
-std::string nested_text(const rank_block<Ranks>& b) {
-  std::string s;
-  for (std::size_t i = 0; i < b.count(); ++i) {
-    if (i) s += ", ";
-    s.append(static_cast<std::size_t>(b.dims_turning(i, false)), '[');
-    s += std::to_string(b.rank(i));
-    s.append(static_cast<std::size_t>(b.dims_turning(i, true)), ']');
-  }
-  return s;
-}
-
-/// s, right-aligned in width w.
-inline void append_padded(std::string& out, const std::string& s, std::size_t w) {
-  out.append(w > s.size() ? w - s.size() : 0, ' ');
-  out += s;
-}
-inline void widen(std::size_t& w, std::size_t n) { w = n > w ? n : w; }
+/// The block nested by dim: "[[0, 1, 2, 3], [4, 5, 6, 7]]".
+DEVMESH_DECL std::string nested_text(const rank_block& b);
 
 /// One table per index of the leading dims (their "dp=0, cp=1:" heading first, 3-D and up),
 /// rows the next-to-last dim, columns the last; a 1-D mesh is one row without a label.
-template <class Ranks>
-std::string grid_text(const rank_block<Ranks>& b, std::string_view indent) {
-  const int nd = b.ndim, cols = b.sizes[nd - 1], rows = nd >= 2 ? b.sizes[nd - 2] : 1;
-  const int tables = static_cast<int>(b.count()) / (cols * rows);
-  std::size_t row_w = 0, col_w = 0;
-  for (int i = 0; i < rows && nd >= 2; ++i) widen(row_w, b.label(nd - 2, i).size());
-  for (int j = 0; j < cols; ++j) widen(col_w, b.label(nd - 1, j).size());
-  for (std::size_t i = 0; i < b.count(); ++i) widen(col_w, std::to_string(b.rank(i)).size());
-  std::string s;
-  for (int t = 0; t < tables; ++t) {
-    for (int d = 0, inner = tables; d < nd - 2; ++d) {  // this table's leading indices
-      inner /= b.sizes[d];
-      s += d ? std::string_view(", ") : indent;
-      s += b.label(d, t / inner % b.sizes[d]);
-      if (d == nd - 3) s += ":\n";
-    }
-    s.append(indent).append(row_w, ' ');
-    for (int j = 0; j < cols; ++j) append_padded(s += "  ", b.label(nd - 1, j), col_w);
-    s += '\n';
-    for (int i = 0; i < rows; ++i) {
-      s += indent;
-      append_padded(s, nd >= 2 ? b.label(nd - 2, i) : std::string(), row_w);
-      for (int j = 0; j < cols; ++j)
-        append_padded(s += "  ", std::to_string(b.rank(static_cast<std::size_t>((t * rows + i) * cols + j))), col_w);
-      s += '\n';
-    }
-  }
-  return s;
-}
+DEVMESH_DECL std::string grid_text(const rank_block& b, std::string_view indent);
 
-/// draw(the rank_block of mesh m over `ranks`, its group's ranks row-major).
+/// draw(the rank_block of mesh m over `ranks`, its group's ranks row-major: any range with
+/// size() and []).
 template <class M, class Ranks, class Draw>
 std::string draw_ranks(const M& m, const Ranks& ranks, Draw draw) {
   int sizes[M::ndim > 0 ? M::ndim : 1]{};
   for (int d = 0; d < M::ndim; ++d) sizes[d] = m.size(d);
-  return draw(rank_block<Ranks>{ranks, M::names_type::views, sizes, M::ndim});
+  const auto at = [](const void* r, std::size_t i) {
+    const Ranks& rs = *static_cast<const Ranks*>(r);
+    return static_cast<int>(rs[static_cast<decltype(rs.size())>(i)]);
+  };
+  return draw(rank_block{&ranks, at, static_cast<std::size_t>(ranks.size()), M::names_type::views, sizes, M::ndim});
 }
 }  // namespace detail
 
@@ -199,7 +100,8 @@ template <auto L, class Names>
 std::string to_string(const basic_mesh<L, Names>& m) {
   int shape[L.nmodes > 0 ? L.nmodes : 1]{}, stride[L.nmodes > 0 ? L.nmodes : 1]{};
   for (int i = 0; i < L.nmodes; ++i) shape[i] = m.mode_shape(i), stride[i] = m.mode_stride(i);
-  return detail::layout_string({Names::views, L.first, shape, stride, L.nprimary, L.ndims});
+  const detail::layout_values v{Names::views, L.first, shape, stride, L.nprimary, L.ndims};  // named: nvcc 13
+  return detail::layout_string(v);
 }
 
 /// Streams the mesh's repr (to_string(m)).
@@ -291,3 +193,7 @@ std::string rank_grid(const basic_mesh<L, Names>& m, int member = 0, std::string
 }
 
 }  // namespace devmesh
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/print.ipp"
+#endif

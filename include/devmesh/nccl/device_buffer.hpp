@@ -1,17 +1,13 @@
 // devmesh/nccl/device_buffer.hpp: temporary device memory: a buffer freed at scope exit, and
 // the copy of a send buffer that overlaps the receive buffer (NCCL reads send while it
-// writes recv, so an overlap other than NCCL's in-place forms needs a copy).
+// writes recv, so an overlap other than NCCL's in-place forms needs a copy). Compiled once
+// (nccl/impl/device_buffer.ipp).
 #pragma once
 #include <cstddef>
-#include <cstdint>
-#include <memory>
-#include <string>
 
 #include <cuda_runtime_api.h>
 
-#include "../core/diagnostics.hpp"
-#include "enqueue.hpp"
-#include "error.hpp"
+#include "../core/config.hpp"
 #include "watch.hpp"
 
 namespace devmesh::nccl::detail {
@@ -19,14 +15,10 @@ namespace devmesh::nccl::detail {
 /// A device allocation freed on scope exit (n == 0: none).
 struct device_buffer {
   void* ptr = nullptr;
-  explicit device_buffer(std::size_t n) {
-    if (n) check_cuda(cudaMalloc(&ptr, n), "cudaMalloc");
-  }
+  DEVMESH_DECL explicit device_buffer(std::size_t n);
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
-  ~device_buffer() {
-    if (ptr) cudaFree(ptr);
-  }
+  DEVMESH_DECL ~device_buffer();
 };
 
 /// `send`, or a device copy of its count elements when `needed` (it overlaps the receive
@@ -39,38 +31,21 @@ struct send_copy {
   device_buffer buf;
 
   /// A copy of the `bytes` bytes at s when `needed` (send overlaps recv), made on st; else s.
-  send_copy(const void* s, std::size_t bytes, bool needed, cudaStream_t st, const char* call, const char* remedy)
-      : send(s), buf(size(bytes, needed, call, remedy)) {
-    if (!buf.ptr) return;
-    check_cuda(cudaMemcpyAsync(buf.ptr, s, bytes, cudaMemcpyDeviceToDevice, st), "cudaMemcpyAsync (overlapping buffers)");
-    send = buf.ptr;
-  }
+  DEVMESH_DECL send_copy(const void* s, std::size_t bytes, bool needed, cudaStream_t st, const char* call,
+                         const char* remedy);
   /// The copy (or s) from byte `offset` on.
   const void* at(std::size_t offset) const { return static_cast<const char*>(send) + offset; }
   /// Waits for the kernels that read the copy, if there is one; under the watchdog (w, with
   /// its event recorded) the copy is left to it instead, freed once the work is done: the
   /// call returns without waiting, and a peer that never comes is the watchdog's to end.
-  void settle(cudaStream_t st, watch* w = nullptr) {
-    if (!buf.ptr) return;
-    if (w && !w->unwatched) {
-      auto kept = std::make_shared<device_buffer>(0);
-      std::swap(kept->ptr, buf.ptr);
-      w->keep = std::move(kept);
-      return;
-    }
-    check_cuda(cudaStreamSynchronize(st), "cudaStreamSynchronize (overlapping buffers)");
-  }
+  DEVMESH_DECL void settle(cudaStream_t st, watch* w = nullptr);
 
  private:
-  static std::size_t size(std::size_t bytes, bool needed, const char* call, const char* remedy) {
-    if (!needed || bytes == 0) return 0;
-    if (groups().depth > 0)
-      throw comm_error(std::string("devmesh: ") + call +
-                       ": overlapping send and recv buffers inside an NCCL group (the copy of send that they need "
-                       "would be freed before the group runs): " +
-                       remedy);
-    return bytes;
-  }
+  DEVMESH_DECL static std::size_t size(std::size_t bytes, bool needed, const char* call, const char* remedy);
 };
 
 }  // namespace devmesh::nccl::detail
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/device_buffer.ipp"
+#endif

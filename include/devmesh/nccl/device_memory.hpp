@@ -3,22 +3,31 @@
 // Scratch is stream-ordered (cudaMallocAsync / cudaFreeAsync: no device-wide sync, the pool
 // reuses it call after call); the steps' copies are cudaMemcpy2DAsync (device to device),
 // one per run of equal rows; zeros are cudaMemsetAsync. Host compilers can build it: no kernel.
+// The typed members below turn elements into bytes; the CUDA calls are compiled once
+// (nccl/impl/device_memory.ipp).
 #pragma once
 #include <cstddef>
-#include <string>
 #include <utility>
 
 #include <cuda_runtime_api.h>
 
-#include "../core/diagnostics.hpp"
-#include "enqueue.hpp"
-#include "error.hpp"
+#include "../core/config.hpp"
 
 namespace devmesh::nccl::detail {
 
 struct device_memory {
   using stream_type = cudaStream_t;
   static constexpr bool copies_at_once = false;
+
+  /// `bytes` of device memory in the order of stream s (cudaMallocAsync; comm_error on failure).
+  DEVMESH_DECL static void* allocate(std::size_t bytes, cudaStream_t s);
+  /// Frees p in the order of stream s (cudaFreeAsync).
+  DEVMESH_DECL static void release(void* p, cudaStream_t s) noexcept;
+  /// `rows` rows of `width` bytes from src to dst (pitches in bytes), device to device, on s.
+  DEVMESH_DECL static void copy_bytes(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                                      std::size_t width, std::size_t rows, cudaStream_t s);
+  /// `bytes` zero bytes at p, on s.
+  DEVMESH_DECL static void zero_bytes(void* p, std::size_t bytes, cudaStream_t s);
 
   /// Device scratch on one stream: allocated and freed in its order.
   template <class T>
@@ -32,13 +41,12 @@ struct device_memory {
     scratch(const scratch&) = delete;
     scratch& operator=(const scratch&) = delete;
     ~scratch() {
-      if (p_) cudaFreeAsync(p_, stream_);
+      if (p_) release(p_, stream_);
     }
     void resize(std::size_t n) {
       if (n > capacity_) {
-        void* p = nullptr;
-        check_cuda(cudaMallocAsync(&p, n * sizeof(T), stream_), "cudaMallocAsync (redistribute's scratch)");
-        if (p_) cudaFreeAsync(p_, stream_);
+        void* p = allocate(n * sizeof(T), stream_);
+        if (p_) release(p_, stream_);
         p_ = static_cast<T*>(p), capacity_ = n;
       }
       size_ = n;
@@ -55,23 +63,19 @@ struct device_memory {
   template <class T>
   static void copy_rows(T* dst, std::size_t dst_pitch, const T* src, std::size_t src_pitch, std::size_t width,
                         std::size_t rows, cudaStream_t s) {
-    check_cuda(rows == 1 ? cudaMemcpyAsync(dst, src, width * sizeof(T), cudaMemcpyDeviceToDevice, s)
-                         : cudaMemcpy2DAsync(dst, dst_pitch * sizeof(T), src, src_pitch * sizeof(T), width * sizeof(T),
-                                             rows, cudaMemcpyDeviceToDevice, s),
-               rows == 1 ? "cudaMemcpyAsync (redistribute)" : "cudaMemcpy2DAsync (redistribute)");
+    copy_bytes(dst, dst_pitch * sizeof(T), src, src_pitch * sizeof(T), width * sizeof(T), rows, s);
   }
   template <class T>
   static void zero(T* p, std::size_t n, cudaStream_t s) {  // every type NCCL reduces: zero bits are 0
-    if (n) check_cuda(cudaMemsetAsync(p, 0, n * sizeof(T), s), "cudaMemsetAsync (redistribute)");
+    if (n) zero_bytes(p, n * sizeof(T), s);
   }
   /// Inside an NCCL group the collectives run at the group's end, after the steps' copies
   /// that depend on them: refused.
-  static void check_usable(const char* call) {
-    if (groups().depth > 0)
-      throw comm_error(std::string("devmesh: ") + call +
-                       " inside an NCCL group: its steps copy between collectives, which a group would run at its "
-                       "end, after the copies (call it outside the group)");
-  }
+  DEVMESH_DECL static void check_usable(const char* call);
 };
 
 }  // namespace devmesh::nccl::detail
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/device_memory.ipp"
+#endif

@@ -7,10 +7,10 @@
 //
 // end() ends the group early and reports failures as dm::comm_error. The destructor ends
 // a group still open: it throws when no other exception is in flight, and otherwise ends
-// the group quietly so the first error is the one that propagates.
+// the group quietly so the first error is the one that propagates. Compiled once
+// (nccl/impl/group.ipp).
 #pragma once
-#include <exception>
-
+#include "../core/config.hpp"
 #include "communicator.hpp"
 
 namespace devmesh::nccl {
@@ -19,31 +19,15 @@ namespace devmesh::nccl {
 class group {
  public:
   /// ncclGroupStart.
-  group() : uncaught_(std::uncaught_exceptions()) { communicator::group_start(); }
+  DEVMESH_DECL group();
   group(const group&) = delete;
   group& operator=(const group&) = delete;
 
   /// ncclGroupEnd now (throws comm_error on failure); the destructor then does nothing.
-  void end() {
-    if (open_) {
-      open_ = false;
-      communicator::group_end();
-    }
-  }
+  DEVMESH_DECL void end();
 
   /// ncclGroupEnd unless end() was called; quiet while an exception propagates.
-  ~group() noexcept(false) {
-    if (!open_) return;
-    if (std::uncaught_exceptions() > uncaught_) {
-      open_ = false;
-      try {
-        communicator::group_end();
-      } catch (...) {
-      }
-    } else {
-      end();
-    }
-  }
+  DEVMESH_DECL ~group() noexcept(false);
 
  private:
   int uncaught_;
@@ -51,3 +35,7 @@ class group {
 };
 
 }  // namespace devmesh::nccl
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/group.ipp"
+#endif

@@ -4,20 +4,17 @@
 // channel. devmesh uses it for two things NCCL cannot do well: the mesh consistency
 // check (a small host all-gather, no device buffer) and *outcome agreement* after init
 // and split: every rank learns which ranks failed or timed out and throws the same
-// error, instead of some ranks throwing and the others waiting for them.
+// error, instead of some ranks throwing and the others waiting for them. Compiled once
+// (nccl/impl/host_channel.ipp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
-#include <vector>
 
-#include <nccl.h>
-
-#include "../core/diagnostics.hpp"
+#include "../core/config.hpp"
 #include "../runtime/deadline.hpp"
-#include "error.hpp"
+#include "../runtime/text_ref.hpp"
 #include "wait.hpp"
 
 namespace devmesh::nccl::detail {
@@ -54,71 +51,26 @@ struct rank_outcome {
 };
 
 /// This rank's outcome of a step that waited for NCCL.
-inline rank_outcome outcome_of(const wait_result& w) {
-  const outcome o = w.timed_out ? outcome::timed_out : w.result != ncclSuccess ? outcome::failed : outcome::ok;
-  return {static_cast<int>(o), static_cast<int>(w.result)};
-}
+DEVMESH_DECL rank_outcome outcome_of(const wait_result& w);
 
 /// A rank_outcome's code as text: an ncclResult_t's name, or "device selection".
-inline const char* outcome_code_name(int c) {
-  return c < 0 ? "device selection" : result_name(static_cast<ncclResult_t>(c));
-}
+DEVMESH_DECL const char* outcome_code_name(int c);
 
 /// Gathers every rank's outcome over `ch` and returns "" when all are ok, else a summary
 /// such as "failed on rank(s) 1 [ncclInternalError], timed out on rank(s) 0, 2, 3".
 /// `code_name` turns a code into text. Without a channel, summarises the local outcome.
-template <class CodeName>
-std::string agree(const host_channel* ch, int my_rank, rank_outcome mine, CodeName code_name) {
-  std::vector<rank_outcome> all;
-  if (ch) {
-    all.resize(static_cast<std::size_t>(ch->size()));
-    ch->all_gather_bytes(&mine, all.data(), sizeof(rank_outcome), deadline::never());
-  } else {
-    all.assign(1, mine);
-  }
-  std::string failed, timed_out, skipped;
-  auto add = [](std::string& s, int r, const std::string& extra) {
-    s += (s.empty() ? "" : ", ") + std::to_string(r) + extra;
-  };
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    int r = ch ? static_cast<int>(i) : my_rank;
-    switch (static_cast<outcome>(all[i].what)) {
-      case outcome::ok: break;
-      case outcome::failed: add(failed, r, std::string(" [") + code_name(all[i].code) + "]"); break;
-      case outcome::timed_out: add(timed_out, r, ""); break;
-      case outcome::skipped: add(skipped, r, ""); break;
-    }
-  }
-  std::string s;
-  if (!failed.empty()) s += "failed on rank(s) " + failed;
-  if (!timed_out.empty()) s += (s.empty() ? "" : "; ") + std::string("timed out on rank(s) ") + timed_out;
-  if (!skipped.empty())
-    s += (s.empty() ? "" : "; ") + std::string("not attempted on rank(s) ") + skipped + " (an earlier step failed there)";
-  return s;
-}
-
-}  // namespace devmesh::nccl::detail
-
-namespace devmesh::nccl::detail {
+DEVMESH_DECL std::string agree(const host_channel* ch, int my_rank, rank_outcome mine, const char* (*code_name)(int));
 
 /// The end of a collective step (bootstrap, init, split): every rank learns every rank's
 /// outcome over `ch` (without a channel, only its own) and, if any rank failed, `drop()`
 /// aborts what the step made here and every rank throws the same comm_error:
 /// "devmesh: <step> <who failed how>; here: <local><consequence>".
-template <class Drop>
-void agree_or_throw(const host_channel* ch, int my_rank, rank_outcome mine, const std::string& step,
-                    const std::string& local, const char* consequence, Drop drop) {
-  std::string summary;
-  try {
-    summary = agree(ch, my_rank, mine, outcome_code_name);
-  } catch (...) {
-    drop();
-    throw;
-  }
-  if (summary.empty()) return;
-  drop();
-  throw comm_error("devmesh: " + step + " " + summary + (local.empty() ? std::string() : "; here: " + local) +
-                   consequence);
-}
+DEVMESH_DECL void agree_or_throw(const host_channel* ch, int my_rank, rank_outcome mine, const std::string& step,
+                                 const std::string& local, const char* consequence,
+                                 devmesh::detail::call_ref<void> drop);
 
 }  // namespace devmesh::nccl::detail
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/host_channel.ipp"
+#endif

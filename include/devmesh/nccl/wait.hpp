@@ -3,16 +3,16 @@
 // A non-blocking communicator answers ncclInProgress until init, split, finalize or an
 // enqueue is done. devmesh polls ncclCommGetAsyncError (deadline.hpp's policy) until
 // every communicator of the operation settles or the deadline passes: the caller then
-// aborts them and throws, instead of hanging.
+// aborts them and throws, instead of hanging. Compiled once (nccl/impl/wait.ipp).
 #pragma once
 #include <chrono>
 #include <initializer_list>
+#include <span>
 #include <string>
 
 #include <nccl.h>
 
-#include "../runtime/deadline.hpp"
-#include "error.hpp"
+#include "../core/config.hpp"
 
 namespace devmesh::nccl::detail {
 
@@ -25,10 +25,7 @@ struct wait_result {
   /// What went wrong, for messages ("" when nothing did): "timed out after N ms" (N from
   /// `timeout`, the bound waited for), or the result described with the communicator that
   /// reported it, else `fallback`.
-  std::string what(std::chrono::milliseconds timeout, ncclComm_t fallback = nullptr) const {
-    if (timed_out) return "timed out after " + std::to_string(timeout.count()) + " ms";
-    return result != ncclSuccess ? describe(result, comm ? comm : fallback) : std::string();
-  }
+  DEVMESH_DECL std::string what(std::chrono::milliseconds timeout, ncclComm_t fallback = nullptr) const;
 };
 
 /// True when a call that creates or ends a communicator may still be running: it answered
@@ -41,29 +38,15 @@ constexpr bool may_be_in_progress(ncclResult_t r, bool blocking) {
 /// Polls the non-null communicators in `comms` until none is in progress, or `timeout`,
 /// with devmesh's one polling policy (deadline.hpp: 2 ms of continuous polling, then naps
 /// of 50 to 500 us), so a call that settles in microseconds is not charged a sleep.
-template <class Range>
-wait_result wait_all(const Range& comms, std::chrono::milliseconds timeout) {
-  wait_result out{};
-  const bool settled = devmesh::detail::poll_until(deadline::after(timeout), [&] {
-    bool busy = false;
-    for (ncclComm_t c : comms) {
-      if (!c) continue;
-      ncclResult_t state = ncclSuccess;
-      ncclResult_t r = ncclCommGetAsyncError(c, &state);
-      if (r != ncclSuccess || (state != ncclSuccess && state != ncclInProgress)) {
-        out = {r != ncclSuccess ? r : state, c, false};
-        return true;
-      }
-      busy = busy || state == ncclInProgress;
-    }
-    return !busy;
-  });
-  if (!settled) return {ncclInProgress, nullptr, true};
-  return out;
-}
+DEVMESH_DECL wait_result wait_all(std::span<const ncclComm_t> comms, std::chrono::milliseconds timeout);
 
+/// wait_all over a braced list: `wait_all({comm}, timeout)`.
 inline wait_result wait_all(std::initializer_list<ncclComm_t> comms, std::chrono::milliseconds timeout) {
-  return wait_all<std::initializer_list<ncclComm_t>>(comms, timeout);
+  return wait_all(std::span<const ncclComm_t>(comms.begin(), comms.size()), timeout);
 }
 
 }  // namespace devmesh::nccl::detail
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/wait.ipp"
+#endif

@@ -1,14 +1,14 @@
 // devmesh/nccl/watch.hpp: what an NCCL collective made under the watchdog leaves to it
 // (runtime/stream_watchdog.hpp): an event recorded on its stream after its work, whether the
 // call must also wait for that work (barrier), and what must live until it is done (a device
-// copy of send). The watchdog polls the event from its own thread.
+// copy of send). The watchdog polls the event from its own thread. Compiled once
+// (nccl/impl/watch.ipp).
 #pragma once
 #include <memory>
 
 #include <cuda_runtime_api.h>
 
-#include "enqueue.hpp"
-#include "error.hpp"
+#include "../core/config.hpp"
 
 namespace devmesh::nccl {
 
@@ -25,15 +25,11 @@ namespace detail {
 
 /// Records w's event on st after the work enqueued so far; inside a group there is no such
 /// work yet (it is enqueued at the outermost group end), and the call is not watched.
-inline void record_watch(watch* w, cudaStream_t st) {
-  if (!w) return;
-  if (groups().depth > 0) {
-    w->unwatched = true;
-    return;
-  }
-  if (!w->event) check_cuda(cudaEventCreateWithFlags(&w->event, cudaEventDisableTiming), "cudaEventCreateWithFlags (watchdog)");
-  check_cuda(cudaEventRecord(w->event, st), "cudaEventRecord (watchdog)");
-}
+DEVMESH_DECL void record_watch(watch* w, cudaStream_t st);
 
 }  // namespace detail
 }  // namespace devmesh::nccl
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/watch.ipp"
+#endif

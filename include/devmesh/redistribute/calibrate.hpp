@@ -21,12 +21,14 @@
 #include <cstdio>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "../core/link_cost.hpp"
 #include "../runtime/device_mesh.hpp"
 #include "../runtime/element_type.hpp"
+#include "../runtime/mesh_runtime.hpp"
 #include "memory.hpp"
 
 namespace devmesh {
@@ -88,6 +90,24 @@ double median_us(int warm, int reps, F&& f, const Slowest& slowest) {
   return median_of(t);
 }
 
+/// A collective of doubles on the communicator of the dims `dims` of mesh (made on first use, as
+/// flattened_comm), made as the typed collectives and redistribute's steps are: recorded in the
+/// flight record and bounded under the watchdog. `issue(c, watch...)` makes the call on c.
+template <class Layout, class Comm, class Issue>
+void collective_on_dims(const device_mesh<Layout, Comm>& mesh, unsigned dims, std::string_view what,
+                        std::size_t count, const Issue& issue) {
+  const group_site<Comm> on = group_site_of(mesh);
+  const auto& e = on.entry(dims);
+  mesh_runtime<Comm>::collective(
+      on.state, on.watch, e, what, element_type_of<double>.name, count,
+      [&] { return "dims '" + e.name + "' of " + to_string(mesh.layout()); },
+      [&](const Comm& c, watch_ptr<Comm> w) {
+        if constexpr (std::is_same_v<watch_ptr<Comm>, std::nullptr_t>) issue(c);
+        else if (w) issue(c, w);
+        else issue(c);
+      });
+}
+
 /// This rank's medians on dim d of mesh: the ping, then the probe (bytes sent into *sent).
 template <class Layout, class Comm>
 std::pair<double, double> measure_dim(const device_mesh<Layout, Comm>& mesh, int d, const calibrate_options& o,
@@ -97,14 +117,14 @@ std::pair<double, double> measure_dim(const device_mesh<Layout, Comm>& mesh, int
   const typename Comm::stream_type stream{};
   const auto slowest = [&](double mine) {  // over every rank of the mesh
     double most = 0;
-    collective_on_dims<double>(mesh, all_dims_of<Layout>(), "all_reduce", 1, [&](const auto& c, auto... watch) {
+    collective_on_dims(mesh, all_dims_of<Layout>(), "all_reduce", 1, [&](const auto& c, auto... watch) {
       c.all_reduce(&mine, &most, 1, op::max, stream, watch...);
     });
     return most;
   };
   double one[1] = {1.0}, sum[1] = {0.0};
   const double ping = median_us(2, o.latency_reps, [&] {
-    collective_on_dims<double>(mesh, bits, "all_reduce", 1, [&](const auto& c, auto... watch) {
+    collective_on_dims(mesh, bits, "all_reduce", 1, [&](const auto& c, auto... watch) {
       c.all_reduce(one, sum, 1, op::sum, stream, watch...);
     });
   }, slowest);
@@ -114,7 +134,7 @@ std::pair<double, double> measure_dim(const device_mesh<Layout, Comm>& mesh, int
   for (std::size_t i = 0; i < n; ++i) displs[i] = i * each;
   *sent = each * (n - 1) * sizeof(double);
   const double probe = median_us(1, o.bandwidth_reps, [&] {
-    collective_on_dims<double>(mesh, bits, "all_to_allv", each * n, [&](const auto& c, auto... watch) {
+    collective_on_dims(mesh, bits, "all_to_allv", each * n, [&](const auto& c, auto... watch) {
       c.all_to_allv(out.data(), std::span<const std::size_t>(counts), std::span<const std::size_t>(displs),
                     in.data(), std::span<const std::size_t>(counts), std::span<const std::size_t>(displs),
                     element_type_of<double>, stream, watch...);

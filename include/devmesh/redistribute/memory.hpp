@@ -15,10 +15,12 @@
 //   static void zero(T* p, size_t n, stream_type);
 //   static void check_usable(const char* call);  throws where the steps cannot run (an NCCL group)
 //
-// Steps describe their copies as runs (sharding/block_overlap.hpp: for_each_shared_run);
-// run_copies turns the runs of one block pair into copy_rows calls: runs of equal length at
-// constant strides are one call (a block of a 2-D tensor: one cudaMemcpy2DAsync), so a device
-// step issues a few copies, not one per row. On the host each run is copied at once.
+// The executor moves elements as bytes (std::byte: T above), whatever the call's element type
+// (impl/buffers.hpp); its steps describe their copies as runs (sharding/block_overlap.hpp:
+// for_each_shared_run), which run_copies (impl/buffers.hpp) turns into copy_rows calls: runs of
+// equal length at constant strides are one call (a block of a 2-D tensor: one
+// cudaMemcpy2DAsync), so a device step issues a few copies, not one per row. On the host each
+// run is copied at once.
 #pragma once
 #include <algorithm>
 #include <concepts>
@@ -96,52 +98,5 @@ concept step_memory = std::is_same_v<typename Space::stream_type, S> &&
                         b.swap(b);
                         b.release_large();
                       };
-
-/// Copies runs src[i, i + n) -> dst[o, o + n) (elements), given in increasing order of both i
-/// and o as for_each_shared_run gives them; flush() issues what is pending (call it before
-/// anything reads dst). On a space that copies at once, each run is copied when given.
-template <class Space, class T>
-class run_copies {
-  const T* src_;
-  T* dst_;
-  typename Space::stream_type stream_;
-  tensor_index first_src_ = 0, first_dst_ = 0, last_src_ = 0, last_dst_ = 0, src_pitch_ = 0, dst_pitch_ = 0;
-  tensor_index width_ = 0, rows_ = 0;
-
- public:
-  run_copies(const T* src, T* dst, typename Space::stream_type s) : src_(src), dst_(dst), stream_(s) {}
-  run_copies(const run_copies&) = delete;
-  run_copies& operator=(const run_copies&) = delete;
-
-  void operator()(tensor_index i, tensor_index o, tensor_index n) {
-    if constexpr (Space::copies_at_once) {
-      std::copy(src_ + i, src_ + i + n, dst_ + o);
-    } else {
-      if (n == 0) return;
-      if (rows_ > 0 && n == width_ && extends(i, o)) {
-        if (rows_ == 1) src_pitch_ = i - last_src_, dst_pitch_ = o - last_dst_;
-        last_src_ = i, last_dst_ = o, ++rows_;
-        return;
-      }
-      flush();
-      first_src_ = last_src_ = i, first_dst_ = last_dst_ = o, width_ = n, rows_ = 1;
-    }
-  }
-  void flush() {
-    if (rows_ == 0) return;
-    const auto z = [](tensor_index v) { return static_cast<std::size_t>(v); };
-    Space::copy_rows(dst_ + first_dst_, z(rows_ > 1 ? dst_pitch_ : width_), src_ + first_src_,
-                     z(rows_ > 1 ? src_pitch_ : width_), z(width_), z(rows_), stream_);
-    rows_ = 0;
-  }
-
- private:
-  // The run is the next row of the pending ones: the second sets the pitches (at least the
-  // width on both sides: rows do not overlap), later ones keep them.
-  bool extends(tensor_index i, tensor_index o) const {
-    if (rows_ == 1) return i - last_src_ >= width_ && o - last_dst_ >= width_;
-    return i - last_src_ == src_pitch_ && o - last_dst_ == dst_pitch_;
-  }
-};
 
 }  // namespace devmesh::detail

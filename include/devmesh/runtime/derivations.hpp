@@ -99,7 +99,8 @@ class derivations_of {
                               std::span<const std::string_view> new_dims = {},
                               const typename Comm::options_type* backend_options = nullptr) const {
     auto& s = self().state(what);
-    if (creating) detail::mesh_runtime<Comm>::derive(s, detail::describe_layout(l), what, new_dims, backend_options);
+    if (creating)
+      detail::mesh_runtime<Comm>::derive(s, detail::gathered_layout<L>(l).ref(), what, new_dims, backend_options);
     return detail::make_device_mesh(l, self().state_);
   }
 };

@@ -74,12 +74,21 @@ int single_dim(const Layout& m, unsigned bits, const char* caller) {
   return d;
 }
 
-template <class Layout, communicator Comm, class Describe>
-void agree_on_call(const device_mesh<Layout, Comm>& mesh, const Describe& call, const std::string& local_error,
-                   bool always = false);
-template <class T, class Layout, communicator Comm, class Issue>
-void collective_on_dims(const device_mesh<Layout, Comm>& mesh, unsigned bits, std::string_view what, std::size_t count,
-                        Issue&& issue);
+/// What code compiled once per backend reads of a device mesh to run collectives over its groups
+/// (redistribute's executor): the root's state, the check mode, the watchdog, and the entry
+/// of a set of dims (bit d: dim d; several: made on first use, collectively, as flattened_comm).
+template <communicator Comm>
+struct group_site {
+  root_state<Comm>& state;
+  bool check;
+  bool watch;
+  const void* mesh;
+  const comm_entry<Comm>& (*entry_of)(const void* mesh, unsigned dims);
+  /// The communicator and channel of the dims `dims`.
+  const comm_entry<Comm>& entry(unsigned dims) const { return entry_of(mesh, dims); }
+};
+template <class Layout, communicator Comm>
+group_site<Comm> group_site_of(const device_mesh<Layout, Comm>& mesh);
 }  // namespace detail
 
 /// A mesh layout bound to communicators: one per dim, created collectively by
@@ -100,10 +109,8 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   friend class collectives_of<device_mesh, Layout, Comm>;
   template <class, class, communicator>
   friend class derivations_of;
-  template <class L, communicator C, class D>
-  friend void detail::agree_on_call(const device_mesh<L, C>&, const D&, const std::string&, bool);
-  template <class T, class L, communicator C, class I>
-  friend void detail::collective_on_dims(const device_mesh<L, C>&, unsigned, std::string_view, std::size_t, I&&);
+  template <class L, communicator C>
+  friend detail::group_site<C> detail::group_site_of(const device_mesh<L, C>&);
   template <class L, communicator C>
   friend device_mesh<L, C> detail::make_device_mesh(const L&, std::shared_ptr<detail::root_state<C>>);
 
@@ -119,14 +126,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   device_mesh(const Layout& l, std::shared_ptr<state_type> s)
       : layout_(l), state_(std::move(s)), check_(state_->check_collectives), watch_(state_->watchdog.count() > 0) {
     if (state_->options.lazy || !state_->is_member()) return;
-    constexpr std::size_t n = Layout::ndim_with_aliases;
-    std::array<std::string_view, n> names{};
-    std::array<detail::group_key, n> keys{};
-    for (int d = 0; d < Layout::ndim_with_aliases; ++d) {
-      names[static_cast<std::size_t>(d)] = Layout::name(d);
-      keys[static_cast<std::size_t>(d)] = detail::group_key_of(layout_, d);
-    }
-    runtime::find_entries(*state_, names, keys, comms_);
+    runtime::find_entries(*state_, detail::gathered_layout<Layout>(layout_).values(), comms_);
   }
 
   template <fixed_string N>
@@ -359,7 +359,7 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
 
  private:
   int select(dim_ref d, const char* what) const { return detail::select_dim<Layout>(d, what, to_string(layout_)); }
-  std::string where(int d) const { return "dim '" + std::string(Layout::name(d)) + "' of " + to_string(layout_); }
+  std::string where(int d) const { return detail::dim_where(detail::gathered_layout<Layout>(layout_).values(), d); }
   /// The root's state; mesh_error naming `what` on a moved-from handle (one test, cold).
   state_type& state(const char* what) const {
     if (!state_) [[unlikely]]
@@ -367,13 +367,11 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
     return *state_;
   }
   [[noreturn, gnu::cold, gnu::noinline]] void moved_from(const char* what) const {
-    throw mesh_error("devmesh: " + std::string(what) + ": this device_mesh was moved from: it keeps its layout, " +
-                     to_string(layout_) + ", and no communicators; assign a mesh to it before using it");
+    detail::throw_moved_from(what, detail::gathered_layout<Layout>(layout_).values());
   }
   void require_member(const char* what, int d) const {
-    if (!state(what).is_member())
-      throw mesh_error("devmesh: " + std::string(what) + " on " + where(d) + ": world rank " +
-                       std::to_string(rank()) + " is not a member of this mesh (" + state_->members_phrase() + ")");
+    if (!state(what).is_member()) [[unlikely]]
+      detail::throw_not_member(what, detail::gathered_layout<Layout>(layout_).values(), d, *state_);
   }
   /// This rank's coordinate along dim d (aliases too). Throws on non-members.
   int coordinate_on(int d, const char* what) const {
@@ -385,53 +383,26 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
     if (const auto* e = comms_[static_cast<std::size_t>(d)]) [[likely]]
       return *e;  // resolved at construction
     require_member(what, d);
-    return runtime::dim_entry(*state_, detail::describe_layout(layout_), d, what, [&] { return where(d); });
+    return runtime::dim_entry(*state_, detail::gathered_layout<Layout>(layout_).ref(), d, what,
+                              [&] { return where(d); });
   }
   const Comm& comm_on(int d, const char* what) const { return *entry_on(d, what).comm; }
   /// The communicator and channel of the dims `bits` (one, or several flattened).
   const detail::comm_entry<Comm>& dims_entry(unsigned bits, const char* what) const {
     if (const int d = detail::single_dim(layout_, bits, what); d >= 0) return entry_on(d, what);
     require_member(what, 0);
-    return runtime::dims_entry(*state_, detail::describe_layout(layout_), bits, what);
+    return runtime::dims_entry(*state_, detail::gathered_layout<Layout>(layout_).ref(), bits, what);
   }
 };
 
 namespace detail {
-/// For calls made of several collectives over a mesh (redistribute): with the check mode on
-/// (DEVMESH_CHECK_COLLECTIVES=1), or `always`, every rank of the mesh first agrees, in one
-/// bounded step over the whole mesh's group, that none has a `local_error` (else every rank
-/// throws mesh_error naming the failed ranks) and that all describe the call alike (`call`:
-/// the text, or a function that makes it; else every rank throws naming who differs). Off, a
-/// local_error throws on this rank only, as a typed collective's checks do.
-template <class Layout, communicator Comm, class Describe>
-void agree_on_call(const device_mesh<Layout, Comm>& mesh, const Describe& call, const std::string& local_error,
-                   bool always) {
-  if (!mesh.check_ && !always) {
-    if (!local_error.empty()) throw mesh_error(local_error);
-    return;
-  }
-  std::string text;
-  if constexpr (std::is_invocable_v<const Describe&>) text = call();
-  else text = std::string(call);
-  const auto& group = mesh.dims_entry(all_dims_of<Layout>(), "flattened_comm");
-  mesh_runtime<Comm>::agree_on_call(*mesh.state_, group, text, local_error);
-}
-
-/// A collective on the communicator of the dims `bits` of mesh (one dim, or several
-/// flattened: created on first use as flattened_comm), made as the typed collectives are:
-/// recorded in the flight record and bounded under the watchdog (redistribute's steps).
-/// `issue(c, watch...)` makes the call on c, passing `watch...` last.
-template <class T, class Layout, communicator Comm, class Issue>
-void collective_on_dims(const device_mesh<Layout, Comm>& mesh, unsigned bits, std::string_view what, std::size_t count,
-                        Issue&& issue) {
-  const auto& e = mesh.dims_entry(bits, "flattened_comm");
-  const auto call = [&](const Comm& c, watch_ptr<Comm> w) {
-    if constexpr (std::is_same_v<watch_ptr<Comm>, std::nullptr_t>) issue(c);
-    else if (w) issue(c, w);
-    else issue(c);
+/// The mesh's group_site (a member's handle: not moved from).
+template <class Layout, communicator Comm>
+group_site<Comm> group_site_of(const device_mesh<Layout, Comm>& mesh) {
+  const auto entry = [](const void* m, unsigned dims) -> const comm_entry<Comm>& {
+    return static_cast<const device_mesh<Layout, Comm>*>(m)->dims_entry(dims, "flattened_comm");
   };
-  mesh_runtime<Comm>::collective(*mesh.state_, mesh.watch_, e, what, element_type_of<T>.name, count,
-                                 [&] { return "dims '" + e.name + "' of " + to_string(mesh.layout_); }, call);
+  return {*mesh.state_, mesh.check_, mesh.watch_, &mesh, entry};
 }
 }  // namespace detail
 

@@ -4,10 +4,18 @@
 // constant 64 bytes per rank whatever the world size. The digest is collision-resistant:
 // a user string (a per_dim key, a communicator name) crafted to collide cannot make two
 // ranks build different meshes unnoticed, as it could with a 64-bit FNV hash.
+//
+// One algorithm, constexpr (a digest can be a constant); at run time it is reached through
+// one compiled function (runtime/impl/digest.ipp), so that a program that hashes does not
+// emit it again in every file.
 #pragma once
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
+
+#include "../core/config.hpp"
 
 namespace devmesh {
 
@@ -53,10 +61,8 @@ constexpr void sha256_block(std::array<std::uint32_t, 8>& h, const unsigned char
   for (int i = 0; i < 8; ++i) h[i] += v[i];
 }
 
-}  // namespace detail
-
-/// SHA-256 of `text`.
-constexpr digest sha256(std::string_view text) {
+/// SHA-256 of `text`, the algorithm (sha256 below picks where it runs).
+constexpr digest sha256_of(std::string_view text) {
   std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   const std::uint64_t bits = static_cast<std::uint64_t>(text.size()) * 8;
@@ -64,7 +70,7 @@ constexpr digest sha256(std::string_view text) {
   unsigned char block[64]{};
   for (std::size_t i = 0; i < full; i += 64) {
     for (int j = 0; j < 64; ++j) block[j] = static_cast<unsigned char>(text[i + j]);
-    detail::sha256_block(h, block);
+    sha256_block(h, block);
   }
   // The tail, the 0x80 marker and the length, in one or two blocks.
   unsigned char tail[128]{};
@@ -73,10 +79,26 @@ constexpr digest sha256(std::string_view text) {
   tail[rest] = 0x80;
   const std::size_t blocks = rest + 9 <= 64 ? 1 : 2;
   for (int j = 0; j < 8; ++j) tail[blocks * 64 - 1 - j] = static_cast<unsigned char>(bits >> (8 * j));
-  for (std::size_t b = 0; b < blocks; ++b) detail::sha256_block(h, tail + 64 * b);
+  for (std::size_t b = 0; b < blocks; ++b) sha256_block(h, tail + 64 * b);
   digest d{};
   for (int j = 0; j < 4; ++j) d[j] = std::uint64_t(h[2 * j]) << 32 | h[2 * j + 1];
   return d;
 }
 
+/// sha256_of at run time, compiled once.
+DEVMESH_DECL digest sha256_at_run_time(std::string_view text);
+
+}  // namespace detail
+
+/// SHA-256 of `text`: in a constant expression, computed there; at run time, by the compiled
+/// function.
+constexpr digest sha256(std::string_view text) {
+  if (std::is_constant_evaluated()) return detail::sha256_of(text);
+  return detail::sha256_at_run_time(text);
+}
+
 }  // namespace devmesh
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/digest.ipp"
+#endif

@@ -8,18 +8,17 @@
 // mesh.flight_record() prints it; with DEVMESH_FLIGHT_RECORD=DIR, a watchdog time-out or
 // a devmesh step's deadline writes it to DIR/devmesh-fr.meshI.rankR.txt, which
 // devmesh/runtime/flight_trace.hpp (examples/11_flight_record --analyze) reads back.
+// Recording is inline (start, finish: every collective's path); the rest is compiled once
+// (runtime/impl/flight_recorder.ipp).
 #pragma once
-#include <atomic>
+#include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <iosfwd>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "../core/diagnostics.hpp"
+#include "../core/config.hpp"
 #include "deadline.hpp"
 
 namespace devmesh {
@@ -55,32 +54,6 @@ struct channel {
   mutable std::uint64_t calls = 0;
 };
 
-/// Nanoseconds on the steady clock (CLOCK_MONOTONIC: one clock for every process of a node).
-inline std::int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-/// The recorder's clock: the CPU's time-stamp counter where there is one (x86-64: a few ns,
-/// where steady_clock::now() costs 20-40), else steady_ns(); ticks become steady-clock ns when
-/// the record is read (flight_recorder::entries).
-inline std::int64_t ticks() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  return static_cast<std::int64_t>(__builtin_ia32_rdtsc());
-#else
-  return steady_ns();
-#endif
-}
-
-/// Ticks to steady-clock ns: two (ticks, ns) readings, one at init and one when converting.
-struct tick_clock {
-  std::int64_t ticks0 = ticks(), ns0 = steady_ns();
-  /// t (ticks) in steady-clock ns, by the rate measured between init and now.
-  std::int64_t to_ns(std::int64_t t, std::int64_t ticks_now, std::int64_t ns_now) const {
-    const double rate = ticks_now > ticks0 ? static_cast<double>(ns_now - ns0) / static_cast<double>(ticks_now - ticks0) : 1.0;
-    return ns0 + static_cast<std::int64_t>(static_cast<double>(t - ticks0) * rate);
-  }
-};
 }  // namespace detail
 
 /// One recorded call.
@@ -97,77 +70,8 @@ struct flight_entry {
 
 namespace detail {
 
-/// The ring. start() claims the next slot (an atomic increment: collectives on two dims may
-/// run on two threads); finish() writes the end unless the slot was reused meanwhile.
-class flight_recorder {
- public:
-  /// A recorded call in flight: finish() it once.
-  struct token {
-    flight_entry* e = nullptr;
-    std::uint64_t id = 0;
-    void finish(call_state s) const noexcept {
-      if (!e || e->id != id) return;  // recorder off, or the ring went round meanwhile
-      e->end_ns = ticks();  // ticks until entries() converts them
-      e->state = s;
-    }
-  };
-
-  explicit flight_recorder(std::size_t capacity = 0) { resize(capacity); }
-  /// Allocates the ring (init, before any call): `capacity` entries, rounded up to a power
-  /// of two (a slot is then a mask, not a division).
-  void resize(std::size_t capacity) {
-    std::size_t n = capacity ? 1 : 0;
-    while (n && n < capacity) n *= 2;
-    capacity_ = n;
-    ring_ = n ? std::make_unique<flight_entry[]>(n) : nullptr;
-  }
-  std::size_t capacity() const { return capacity_; }
-
-  /// Records the start of `what` on channel c (its next number); a null token when off.
-  token start(const channel& c, std::string_view what, std::string_view type, std::uint64_t count) noexcept {
-    const std::uint64_t seq = ++c.calls;
-    if (!capacity_) return {};
-    const std::uint64_t id = next_.fetch_add(1, std::memory_order_relaxed) + 1;
-    flight_entry& e = ring_[(id - 1) & (capacity_ - 1)];
-    e.id = id, e.seq = seq, e.on = &c, e.what = what, e.type = type, e.count = count;  // in place: no temporary
-    e.start_ns = ticks(), e.end_ns = 0, e.state = call_state::issued;
-    return {&e, id};
-  }
-
-  /// The entries, oldest first, times in steady-clock ns.
-  std::vector<flight_entry> entries() const {
-    std::vector<flight_entry> out;
-    const std::uint64_t n = next_.load(std::memory_order_relaxed);
-    const std::int64_t ticks_now = ticks(), ns_now = steady_ns();
-    for (std::uint64_t id = n > capacity_ ? n - capacity_ + 1 : 1; capacity_ && id <= n; ++id) {
-      flight_entry e = ring_[(id - 1) & (capacity_ - 1)];
-      if (e.id != id) continue;
-      e.start_ns = clock_.to_ns(e.start_ns, ticks_now, ns_now);
-      if (e.end_ns) e.end_ns = clock_.to_ns(e.end_ns, ticks_now, ns_now);
-      out.push_back(e);
-    }
-    return out;
-  }
-  /// Calls recorded so far (the ring keeps the last capacity() of them).
-  std::uint64_t recorded() const { return next_.load(std::memory_order_relaxed); }
-
- private:
-  std::unique_ptr<flight_entry[]> ring_;  // times in ticks
-  std::size_t capacity_ = 0;
-  tick_clock clock_;
-  std::atomic<std::uint64_t> next_{0};
-};
-
 /// A size from the environment variable `var` (a whole number >= 0), else `fallback`.
-inline std::size_t count_from_env(const char* var, std::size_t fallback) {
-  const char* v = std::getenv(var);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(v, &end, 10);
-  if (end == v || *end != '\0' || *v == '-' || n > (1ull << 24))
-    throw mesh_error(std::string("devmesh: ") + var + "='" + v + "' is not a whole number in [0, 16777216]");
-  return static_cast<std::size_t>(n);
-}
+DEVMESH_DECL std::size_t count_from_env(const char* var, std::size_t fallback);
 
 }  // namespace detail
 
@@ -190,24 +94,7 @@ struct flight_record {
 /// channel (RANKS: world ranks, comma-separated); one "entry ID CHANNEL SEQ WHAT STATE COUNT
 /// START END TYPE" per entry (TYPE, last, may hold spaces; "-" for none). Human-readable too:
 /// what to_string prints.
-template <class = void>
-std::string to_string(const flight_record& r) {
-  const auto put = [](std::string& s, auto... parts) { ((s += parts, s += ' '), ...), s.back() = '\n'; };
-  using std::to_string;
-  std::string s = "devmesh-flight-record 1\n";
-  put(s, "rank", to_string(r.rank), "recorded", to_string(r.recorded), "now", to_string(r.steady_now_ns));
-  put(s, "mesh", r.mesh);
-  for (const auto& c : r.channels) {
-    std::string ranks;
-    for (std::size_t i = 0; i < c.world_ranks.size(); ++i) (ranks += i ? "," : "") += to_string(c.world_ranks[i]);
-    put(s, "channel", c.name, to_string(c.calls), ranks);
-  }
-  for (const auto& e : r.entries)
-    put(s, "entry", to_string(e.id), e.on ? e.on->name : std::string("?"), to_string(e.seq), std::string(e.what),
-        state_name(e.state), to_string(e.count), to_string(e.start_ns), to_string(e.end_ns),
-        e.type.empty() ? std::string("-") : std::string(e.type));
-  return s;
-}
+DEVMESH_DECL std::string to_string(const flight_record& r);
 
 /// Streams to_string(r).
 template <class Char, class Traits>
@@ -218,20 +105,11 @@ std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& o
 namespace detail {
 /// Writes r to DIR/devmesh-fr.meshI.rankR.txt; returns the path, or "" when it could not (a
 /// dump is a diagnostic: it never throws over the error it documents).
-template <class = void>
-std::string write_flight_record(const flight_record& r, const std::string& dir, int mesh_index) noexcept {
-  try {
-    const std::string path =
-        dir + "/devmesh-fr.mesh" + std::to_string(mesh_index) + ".rank" + std::to_string(r.rank) + ".txt";
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (!f) return {};
-    const std::string text = to_string(r);
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    return std::fclose(f) == 0 && ok ? path : std::string();
-  } catch (...) {
-    return {};
-  }
-}
+DEVMESH_DECL std::string write_flight_record(const flight_record& r, const std::string& dir, int mesh_index) noexcept;
 }  // namespace detail
 
 }  // namespace devmesh
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/flight_recorder.ipp"
+#endif

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -34,8 +35,9 @@ template <class Layout, class W, communicator C = std::remove_cvref_t<W>>
 device_mesh<Layout, C> from_comms(W&& world, std::array<C, Layout::ndim> comms, Layout layout = {},
                                   device_mesh_options<C> options = {}) {
   const detail::built_layout<Layout> built([&] { return layout; });
+  const std::optional<detail::layout_ref> ref = built.ref();
   auto st = detail::mesh_runtime<C>::adopt(detail::world_of(std::forward<W>(world)), std::span<C>(comms),
-                                           std::move(options), built.described(), built.error);
+                                           std::move(options), ref ? &*ref : nullptr, built.error);
   return detail::make_device_mesh(layout, std::move(st));
 }
 

@@ -29,30 +29,35 @@ world_arg<C> world_of(W&& world) {
   else return {nullptr, &world};
 }
 
-/// The layout `make()` builds, described for the runtime; where building it throws, no
-/// layout and why (every rank then throws, once the ranks agree).
+/// The layout `make()` builds, gathered for the runtime; where building it throws, no layout
+/// and why (every rank then throws, once the ranks agree).
 template <class Layout>
 struct built_layout {
   std::optional<Layout> layout;
-  std::optional<layout_description> description;
+  std::optional<gathered_layout<Layout>> values;
   std::string error;
 
   template <class Make>
   explicit built_layout(Make&& make) {
     try {
-      layout.emplace(make());
-      description.emplace(describe_layout(*layout));
+      values.emplace(layout.emplace(make()));
     } catch (const std::exception& e) {
       error = e.what();
     }
   }
-  const layout_description* described() const { return description ? &*description : nullptr; }
+  /// The layout as the runtime takes it (null when it could not be built).
+  std::optional<layout_ref> ref() const {
+    if (values) return values->ref();
+    return std::nullopt;
+  }
 };
 
 template <class Layout, class W, class C, class Make>
 device_mesh<Layout, C> init_impl(W&& world, const Make& make, device_mesh_options<C> options) {
   const built_layout<Layout> built(make);
-  auto st = mesh_runtime<C>::init(world_of(std::forward<W>(world)), std::move(options), built.described(), built.error);
+  const std::optional<layout_ref> ref = built.ref();
+  auto st = mesh_runtime<C>::init(world_of(std::forward<W>(world)), std::move(options), ref ? &*ref : nullptr,
+                                  built.error);
   return make_device_mesh(*built.layout, std::move(st));  // the runtime threw everywhere unless every rank built it
 }
 

@@ -2,15 +2,14 @@
 // every dim's modes (shape : stride) with the values resolved. The core's layout, read by the
 // parts of the runtime that run once per init and need no type (the consistency digest,
 // topology, the root a derived mesh came from), so that they are ordinary functions and a
-// mesh type instantiates only view_of.
+// mesh type instantiates only view_of. Compiled once (runtime/impl/layout_view.ipp).
 #pragma once
 #include <cstddef>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "../core/config.hpp"
 #include "../core/diagnostics.hpp"
-#include "../core/print.hpp"
 
 namespace devmesh::detail {
 
@@ -85,35 +84,11 @@ struct mode_set {
 /// The modes of dims `dims` of v, each distinct digit group once (size-1 modes have no
 /// digits), most significant first when `sorted` (a block's positions then come in
 /// ascending order), else in the dims' order (a dim's group order).
-template <class = void>
-mode_set modes_of(const layout_view& v, const std::vector<int>& dims, bool sorted) {
-  mode_set s;
-  for (int d : dims)
-    for (int m = v.first[static_cast<std::size_t>(d)]; m < v.first[static_cast<std::size_t>(d) + 1]; ++m) {
-      const int n = v.shape[static_cast<std::size_t>(m)], st = v.stride[static_cast<std::size_t>(m)];
-      bool seen = n == 1;
-      for (std::size_t i = 0; i < s.shape.size() && !seen; ++i) seen = s.shape[i] == n && s.stride[i] == st;
-      if (seen) continue;
-      std::size_t at = s.shape.size();
-      while (sorted && at > 0 && s.stride[at - 1] < st) --at;
-      s.shape.push_back(n);
-      s.stride.push_back(st);
-      for (std::size_t i = s.shape.size() - 1; i > at; --i) {  // to index `at`
-        std::swap(s.shape[i], s.shape[i - 1]);
-        std::swap(s.stride[i], s.stride[i - 1]);
-      }
-    }
-  return s;
-}
+DEVMESH_DECL mode_set modes_of(const layout_view& v, const std::vector<int>& dims, bool sorted);
 
 /// The view's repr, as to_string(mesh) prints the mesh it was made from (one printer: the
 /// core's layout_string).
-template <class = void>
-std::string to_string(const layout_view& v) {
-  std::vector<std::string_view> names;
-  for (const auto& n : v.names) names.push_back(n);
-  return layout_string({names.data(), v.first.data(), v.shape.data(), v.stride.data(), v.ndim, v.dims()});
-}
+DEVMESH_DECL std::string to_string(const layout_view& v);
 
 /// The mesh of type M that view v describes (the runtime keeps its root as a view): the same
 /// names and structure, its values checked against M's static ones as an explicit conversion
@@ -133,3 +108,7 @@ M mesh_of_view(const layout_view& v, const std::string& what) {
 }
 
 }  // namespace devmesh::detail
+
+#if DEVMESH_HEADER_ONLY
+#include "impl/layout_view.ipp"
+#endif

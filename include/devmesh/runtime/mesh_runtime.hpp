@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../core/config.hpp"
+#include "../core/print.hpp"
 #include "backend.hpp"
 #include "comm_entry.hpp"
 #include "deadline.hpp"
@@ -39,32 +40,43 @@ struct layout_description {
   std::string payload;
 };
 
-/// Appends n ints to `out` as bytes (the payload is compared between ranks of one program's
-/// builds, so the native byte order is the same everywhere).
-inline void append_ints(std::string& out, const int* v, std::size_t n) {
-  out.append(reinterpret_cast<const char*>(v), n * sizeof(int));
-}
+/// A mesh's layout as a typed handle passes it to the runtime: its values (names, modes: the
+/// repr's) and its type's own modes (static values, and slots for dynamic ones). Points into
+/// the caller's arrays: valid during the call.
+struct layout_ref {
+  layout_values values;
+  int root_size = 0;
+  std::span<const int> type_shape, type_stride;
+};
 
-/// m as the runtime reads it (the one function a mesh type instantiates for it).
+/// What the runtime makes of a layout_ref (runtime/impl/layout_description.ipp).
+DEVMESH_DECL layout_description describe_layout(const layout_ref& m);
+
+/// A mesh's values gathered into arrays of its own (what layout_ref and layout_values point
+/// to): the one thing a mesh type instantiates to hand its layout to untyped code.
 template <class Layout>
-layout_description describe_layout(const Layout& m) {
-  layout_description d{view_of(m), {}};
-  const layout_view& v = d.view;
-  const int head[] = {v.root_size, v.ndim, v.dims()};
-  append_ints(d.payload, head, 3);
-  for (const auto& name : v.names) {
-    const int n = static_cast<int>(name.size());
-    append_ints(d.payload, &n, 1);
-    d.payload += name;
+struct gathered_layout {
+  static constexpr auto L = Layout::layout;
+  static constexpr int room = L.nmodes > 0 ? L.nmodes : 1;
+  int shape[room]{}, stride[room]{};
+  int root_size = 0;
+
+  explicit gathered_layout(const Layout& m) : root_size(m.root_size()) {
+    for (int i = 0; i < L.nmodes; ++i) shape[i] = m.mode_shape(i), stride[i] = m.mode_stride(i);
   }
-  append_ints(d.payload, v.first.data(), v.first.size());
-  append_ints(d.payload, v.shape.data(), v.shape.size());
-  append_ints(d.payload, v.stride.data(), v.stride.size());
-  constexpr auto L = Layout::layout;
-  append_ints(d.payload, L.shape, L.nmodes);
-  append_ints(d.payload, L.stride, L.nmodes);
-  return d;
-}
+  layout_values values() const { return {Layout::names_type::views, L.first, shape, stride, L.nprimary, L.ndims}; }
+  layout_ref ref() const {
+    return {values(), root_size, std::span<const int>(L.shape, L.nmodes), std::span<const int>(L.stride, L.nmodes)};
+  }
+};
+
+/// "dim 'tp' of mesh((dp=2, tp=4), stride=(4, 1))": dim d of a layout, for messages.
+DEVMESH_DECL std::string dim_where(const layout_values& v, int d);
+/// A handle that was moved from was used (`what`: the call).
+[[noreturn]] DEVMESH_DECL void throw_moved_from(const char* what, const layout_values& v);
+/// A call on dim d that needs this rank in the mesh, on a rank that is not.
+[[noreturn]] DEVMESH_DECL void throw_not_member(const char* what, const layout_values& v, int d,
+                                                const rank_placement& at);
 
 /// The world a new root is created over: borrowed (the caller keeps it alive longer than every
 /// handle) or handed over (moved into the root's state).
@@ -128,29 +140,28 @@ struct mesh_runtime {
   /// init_device_mesh: a root over `world` with the communicators of every dim of `layout`
   /// (eager) or of none yet (lazy). `layout` is null where it could not be built on this rank,
   /// and `layout_error` says why ("" when it could): every rank then throws. Collective.
-  static state_ptr init(world_arg<Comm> world, options_type options, const layout_description* layout,
+  static state_ptr init(world_arg<Comm> world, options_type options, const layout_ref* layout,
                         const std::string& layout_error);
   /// from_comms: a root over `world` adopting `comms` (one per dim of `layout`, moved from),
   /// each checked on every rank against the layout. Collective.
-  static state_ptr adopt(world_arg<Comm> world, std::span<Comm> comms, options_type options,
-                         const layout_description* layout, const std::string& layout_error);
+  static state_ptr adopt(world_arg<Comm> world, std::span<Comm> comms, options_type options, const layout_ref* layout,
+                         const std::string& layout_error);
   /// from_comms with one communicator: the rank map listing its members in its rank order.
   static std::vector<int> one_comm_map(const Comm& world, const Comm& comm, bool has_map, std::string_view step,
                                        const deadline& dl);
 
   // ---- a handle's dims (runtime/impl/dims.hpp) ------------------------------------------------
-  /// out[d]: the cached entry of dim names[d] with groups keys[d], or null.
-  static void find_entries(const state& st, std::span<const std::string_view> names, std::span<const group_key> keys,
-                           std::span<const entry*> out);
+  /// out[d]: the cached entry of dim d of `layout` (its name and groups), or null.
+  static void find_entries(const state& st, const layout_values& layout, std::span<const entry*> out);
   /// Dim d's entry, on a path where the handle has none resolved: the cache, else (lazy mode)
   /// created now, collectively; `where` names the dim for messages.
-  static const entry& dim_entry(state& st, const layout_description& layout, int d, const char* what, text_ref where);
+  static const entry& dim_entry(state& st, const layout_ref& layout, int d, const char* what, text_ref where);
   /// The entry of the dims `dims` (bit d: dim d; two or more) flattened: cached, or created now
   /// (collective, as flatten).
-  static const entry& dims_entry(state& st, const layout_description& layout, unsigned dims, std::string_view caller);
+  static const entry& dims_entry(state& st, const layout_ref& layout, unsigned dims, std::string_view caller);
   /// flatten, unflatten: the missing communicators of `layout` made now (collective),
   /// `new_dims` given `backend_options` when not null; the step recorded in the flight record.
-  static void derive(state& st, const layout_description& layout, const char* what,
+  static void derive(state& st, const layout_ref& layout, const char* what,
                      std::span<const std::string_view> new_dims, const typename Comm::options_type* backend_options);
 
   // ---- the root (runtime/impl/dims.hpp) -------------------------------------------------------
@@ -198,5 +209,6 @@ struct mesh_runtime {
 }  // namespace devmesh::detail
 
 #if DEVMESH_HEADER_ONLY
+#include "impl/layout_description.ipp"
 #include "impl/mesh_runtime.hpp"
 #endif

@@ -2,7 +2,6 @@
 // communicators and the runtime contract's knobs; the optional hooks a backend's options may
 // have (describe(), a name).
 #pragma once
-#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <string>
@@ -111,11 +110,13 @@ class options_by_dim {
   void clear() { entries_.clear(); }
 
  private:
-  // The first entry not before name, and name's entry or end(): for entries_ const or not.
+  // The first entry not before name (a walk: a mesh names a handful of dims), and name's
+  // entry or end(): for entries_ const or not.
   template <class Entries>
   static auto lower(Entries& entries, std::string_view name) {
-    return std::lower_bound(entries.begin(), entries.end(), name,
-                               [](const value_type& e, std::string_view n) { return std::string_view(e.first) < n; });
+    auto it = entries.begin();
+    while (it != entries.end() && std::string_view(it->first) < name) ++it;
+    return it;
   }
   template <class Entries>
   static auto found(Entries& entries, std::string_view name) {

@@ -8,6 +8,8 @@
 // one run.
 #pragma once
 #include <array>
+#include <cstddef>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -85,27 +87,21 @@ auto block_maps_of(const Spec& s, int p, const E& ext) {
   return m;
 }
 
-/// for_each_shared_run_in's body, for R >= 1.
-template <class Map, std::size_t R, class F>
-tensor_index shared_runs_of_blocks(const std::array<Map, R>& ma, const std::array<Map, R>& mb, F& f) {
-  std::array<dim_runs, R> runs;
-  std::array<tensor_index, R> shape_a{}, shape_b{};  // the blocks' shapes: their maps' lengths
-  for (int t = static_cast<int>(R) - 1; t >= 0; --t) {
-    shape_a[t] = ma[t].length(), shape_b[t] = mb[t].length();
-    runs[t].assign(ma[t], mb[t]);
-    if (runs[t].empty()) return 0;
-  }
-  // The trailing dims whole in both blocks fold into the runs of the dim before them.
-  int last = static_cast<int>(R) - 1;
-  tensor_index inner = 1;
-  while (last > 0 && runs[last].whole(shape_a[last], shape_b[last])) inner *= shape_a[last--];
-  std::array<tensor_index, R> stride_a{}, stride_b{};
-  tensor_index sa = inner, sb = inner;
-  for (int t = last; t >= 0; --t) {
-    stride_a[t] = sa, stride_b[t] = sb;
-    sa *= shape_a[t], sb *= shape_b[t];
-  }
-  const shared_run *first = runs[last].begin(), *end = runs[last].end();
+/// What walking two blocks keeps per tensor dim: its shared runs, both blocks' lengths and
+/// strides, and where the walk is (a run, an index in it). The caller's storage, one per
+/// tensor dim: an array in a typed query, kept by the thread in compiled code (no heap once
+/// warm).
+struct block_walk_dim {
+  dim_runs runs;
+  tensor_index shape_a = 0, shape_b = 0, stride_a = 0, stride_b = 0, within = 0;
+  std::size_t run = 0;
+};
+
+/// The element offsets of the runs two blocks share, walked as an odometer over the tensor
+/// dims before the last one that is not whole in both: f(offset in a, offset in b, n) per run.
+template <class F>
+tensor_index walk_shared_runs(std::span<block_walk_dim> w, int last, tensor_index inner, F& f) {
+  const shared_run *first = w[last].runs.begin(), *end = w[last].runs.end();
   tensor_index row = 0;  // elements per index of the dims before `last`
   for (auto* r = first; r != end; ++r) row += r->len * inner;
   const auto emit = [&](tensor_index oa, tensor_index ob) {
@@ -117,39 +113,62 @@ tensor_index shared_runs_of_blocks(const std::array<Map, R>& ma, const std::arra
     return row;
   }
   tensor_index per_step = 0;  // elements per step of the odometer
-  for (const auto& r : runs[loop]) per_step += r.len * row;
-  std::array<std::size_t, R> run{};  // the odometer: a run, and an index in it, per dim
-  std::array<tensor_index, R> within{};
+  for (const auto& r : w[loop].runs) per_step += r.len * row;
+  for (int t = 0; t < loop; ++t) w[t].run = 0, w[t].within = 0;
   tensor_index n = 0;
   for (;;) {
     tensor_index oa = 0, ob = 0;
     for (int t = 0; t < loop; ++t) {
-      const auto& r = runs[t][run[t]];
-      oa += (r.a + within[t]) * stride_a[t], ob += (r.b + within[t]) * stride_b[t];
+      const auto& r = w[t].runs[w[t].run];
+      oa += (r.a + w[t].within) * w[t].stride_a, ob += (r.b + w[t].within) * w[t].stride_b;
     }
-    for (const auto& r : runs[loop])
-      for (tensor_index i = 0; i < r.len; ++i) emit(oa + (r.a + i) * stride_a[loop], ob + (r.b + i) * stride_b[loop]);
+    for (const auto& r : w[loop].runs)
+      for (tensor_index i = 0; i < r.len; ++i)
+        emit(oa + (r.a + i) * w[loop].stride_a, ob + (r.b + i) * w[loop].stride_b);
     n += per_step;
     int t = loop - 1;
     for (; t >= 0; --t) {
-      if (++within[t] < runs[t][run[t]].len) break;
-      within[t] = 0;
-      if (++run[t] < runs[t].size()) break;
-      run[t] = 0;
+      if (++w[t].within < w[t].runs[w[t].run].len) break;
+      w[t].within = 0;
+      if (++w[t].run < w[t].runs.size()) break;
+      w[t].run = 0;
     }
     if (t < 0) return n;
   }
 }
 
+/// for_each_shared_run on two blocks' maps (one per tensor dim; checked specs), walked in w
+/// (one entry per tensor dim): a 0-D tensor's one element, else the runs of every dim, the
+/// trailing dims whole in both blocks folded into the runs of the dim before them.
+template <class Map, class F>
+tensor_index for_each_shared_run_in(std::span<const Map> ma, std::span<const Map> mb, std::span<block_walk_dim> w,
+                                    F&& f) {
+  const int R = static_cast<int>(ma.size());
+  if (R == 0) {
+    f(tensor_index{0}, tensor_index{0}, tensor_index{1});
+    return 1;
+  }
+  for (int t = R - 1; t >= 0; --t) {
+    w[t].shape_a = ma[t].length(), w[t].shape_b = mb[t].length();
+    w[t].runs.assign(ma[t], mb[t]);
+    if (w[t].runs.empty()) return 0;
+  }
+  int last = R - 1;
+  tensor_index inner = 1;
+  while (last > 0 && w[last].runs.whole(w[last].shape_a, w[last].shape_b)) inner *= w[last--].shape_a;
+  tensor_index sa = inner, sb = inner;
+  for (int t = last; t >= 0; --t) {
+    w[t].stride_a = sa, w[t].stride_b = sb;
+    sa *= w[t].shape_a, sb *= w[t].shape_b;
+  }
+  return walk_shared_runs(w, last, inner, f);
+}
+
 /// for_each_shared_run on two blocks' maps (block_maps_of; checked specs).
 template <class Map, std::size_t R, class F>
 tensor_index for_each_shared_run_in(const std::array<Map, R>& ma, const std::array<Map, R>& mb, F&& f) {
-  if constexpr (R == 0) {
-    f(tensor_index{0}, tensor_index{0}, tensor_index{1});
-    return 1;
-  } else {
-    return shared_runs_of_blocks(ma, mb, f);
-  }
+  std::array<block_walk_dim, R> w;
+  return for_each_shared_run_in(std::span<const Map>(ma), std::span<const Map>(mb), std::span<block_walk_dim>(w), f);
 }
 
 }  // namespace detail

@@ -24,13 +24,15 @@ struct shard_dims {
   int dims[N > 0 ? N : 1]{};
   int count = 0;
 };
-template <int N>
-DEVMESH_HOST_DEVICE constexpr shard_dims<N> dims_in_shard_order(const placement_table<N>& t,
-                                                                const application_order<N>& o, int tensor_dim) {
-  shard_dims<N> out{};
+/// (Each query below reads a placement_table<N> with its application_order<N>, or, in code
+/// compiled once for every mesh, a table_view with an order_view: table.hpp.)
+template <class Table, class Order>
+DEVMESH_HOST_DEVICE constexpr shard_dims<capacity_of<Table>> dims_in_shard_order(const Table& t, const Order& o,
+                                                                                int tensor_dim) {
+  shard_dims<capacity_of<Table>> out{};
   const bool ordered = t.ordered(tensor_dim);
-  for (int r = 0; r < N; ++r)
-    for (int i = 0; i < N; ++i) {
+  for (int r = 0; r < t.ndims; ++r)
+    for (int i = 0; i < t.ndims; ++i) {
       const int d = o.dims[i];
       if (t.at[d].is_shard() && t.at[d].tensor_dim == tensor_dim && (ordered ? t.order_rank[d] == r : i == r))
         out.dims[out.count++] = d;
@@ -41,13 +43,12 @@ DEVMESH_HOST_DEVICE constexpr shard_dims<N> dims_in_shard_order(const placement_
 /// PyTorch's split factor of dim d (1: Shard, else _StridedShard(t, split_factor)): the
 /// product of the sizes of the dims before d in its explicit order that come after d in
 /// application order. sizes[e] is dim e's size.
-template <int N>
-DEVMESH_HOST_DEVICE constexpr tensor_index split_factor_of(const placement_table<N>& t, const application_order<N>& o,
-                                                           const int* sizes, int d) {
+template <class Table, class Order>
+DEVMESH_HOST_DEVICE constexpr tensor_index split_factor_of(const Table& t, const Order& o, const int* sizes, int d) {
   tensor_index f = 1;
   if (t.at[d].split_factor > 1) return t.at[d].split_factor;  // written as _StridedShard
   if (!t.at[d].is_shard() || t.order_rank[d] < 0) return f;
-  for (int e = 0; e < N; ++e)
+  for (int e = 0; e < t.ndims; ++e)
     if (t.at[e].is_shard() && t.at[e].tensor_dim == t.at[d].tensor_dim && t.order_rank[e] >= 0 &&
         t.order_rank[e] < t.order_rank[d] && o.pos[e] > o.pos[d])
       f *= sizes[e];
@@ -119,16 +120,18 @@ DEVMESH_HOST_DEVICE constexpr tensor_index overlap(const dim_map<N>& a, const di
 }
 
 /// The map of tensor dim `tensor_dim` (extent `extent`) for a position whose coordinate along
-/// dim e is coords[e]; sizes[e] is dim e's size.
-template <int N>
-DEVMESH_HOST_DEVICE constexpr dim_map<N> map_dim(const placement_table<N>& t, const application_order<N>& o,
-                                                 const int* sizes, const int* coords, int tensor_dim,
-                                                 tensor_index extent) {
-  dim_map<N> m{};
+/// dim e is coords[e]; sizes[e] is dim e's size: written into m, where only what the map reads
+/// is written (a map of many dims kept by compiled code is not cleared first).
+template <int C, class Table, class Order>
+DEVMESH_HOST_DEVICE constexpr void map_dim_into(dim_map<C>& m, const Table& t, const Order& o, const int* sizes,
+                                                const int* coords, int tensor_dim, tensor_index extent) {
   m.extent = extent;
   m.lengths[0] = extent;
-  if (t.rule == chunking::padded) {
-    m.padded = true;
+  m.count = 0;
+  m.padded = t.rule == chunking::padded;
+  m.block = 0;
+  m.block_size = 0;
+  if (m.padded) {
     const auto sd = dims_in_shard_order(t, o, tensor_dim);
     tensor_index blocks = 1;
     for (int k = 0; k < sd.count; ++k) {
@@ -136,24 +139,31 @@ DEVMESH_HOST_DEVICE constexpr dim_map<N> map_dim(const placement_table<N>& t, co
       blocks *= sizes[sd.dims[k]];
     }
     m.block_size = ceil_div(extent, blocks);
-    return m;
+    return;
   }
-  for (int i = 0; i < N; ++i) {
+  for (int i = 0; i < t.ndims; ++i) {
     const int d = o.dims[i];
     if (!t.at[d].is_shard() || t.at[d].tensor_dim != tensor_dim) continue;
     m.steps[m.count] = {sizes[d], coords[d], split_factor_of(t, o, sizes, d)};
     m.lengths[m.count + 1] = step_length(m.lengths[m.count], m.steps[m.count]);
     ++m.count;
   }
+}
+/// The map of tensor dim `tensor_dim` (map_dim_into), as a value.
+template <class Table, class Order>
+DEVMESH_HOST_DEVICE constexpr dim_map<capacity_of<Table>> map_dim(const Table& t, const Order& o, const int* sizes,
+                                                                 const int* coords, int tensor_dim,
+                                                                 tensor_index extent) {
+  dim_map<capacity_of<Table>> m{};
+  map_dim_into(m, t, o, sizes, coords, tensor_dim, extent);
   return m;
 }
 
 /// The coordinates along the dims that shard tensor dim `tensor_dim` of the positions that
 /// hold global index g (g in [0, extent)): written to coords[d] for those dims.
-template <int N>
-DEVMESH_HOST_DEVICE constexpr void locate_index(const placement_table<N>& t, const application_order<N>& o,
-                                                const int* sizes, int tensor_dim, tensor_index extent, tensor_index g,
-                                                int* coords) {
+template <class Table, class Order>
+DEVMESH_HOST_DEVICE constexpr void locate_index(const Table& t, const Order& o, const int* sizes, int tensor_dim,
+                                                tensor_index extent, tensor_index g, int* coords) {
   if (t.rule == chunking::padded) {
     const auto sd = dims_in_shard_order(t, o, tensor_dim);
     tensor_index blocks = 1;
@@ -166,7 +176,7 @@ DEVMESH_HOST_DEVICE constexpr void locate_index(const placement_table<N>& t, con
     return;
   }
   tensor_index len = extent;
-  for (int i = 0; i < N; ++i) {
+  for (int i = 0; i < t.ndims; ++i) {
     const int d = o.dims[i];
     if (!t.at[d].is_shard() || t.at[d].tensor_dim != tensor_dim) continue;
     const tensor_index f = split_factor_of(t, o, sizes, d);

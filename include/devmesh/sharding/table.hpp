@@ -9,6 +9,22 @@
 
 namespace devmesh {
 
+namespace detail {
+/// True if one of the n placements at[] shards tensor dim t in an explicit order (order_rank).
+DEVMESH_HOST_DEVICE constexpr bool shards_in_order(const placement* at, const int* order_rank, int n, int t) {
+  for (int d = 0; d < n; ++d)
+    if (at[d].is_shard() && at[d].tensor_dim == t && order_rank[d] >= 0) return true;
+  return false;
+}
+/// The largest tensor dim one of the n placements at[] shards, or -1.
+DEVMESH_HOST_DEVICE constexpr int max_sharded_dim(const placement* at, int n) {
+  int t = -1;
+  for (int d = 0; d < n; ++d)
+    if (at[d].is_shard() && at[d].tensor_dim > t) t = at[d].tensor_dim;
+  return t;
+}
+}  // namespace detail
+
 /// The placements of a spec on a mesh of N dims (aliases included), as a structural value.
 template <int N>
 struct placement_table {
@@ -33,23 +49,51 @@ struct placement_table {
     return k;
   }
   /// True if tensor dim t has an explicit shard order.
-  DEVMESH_HOST_DEVICE constexpr bool ordered(int t) const {
-    for (int d = 0; d < N; ++d)
-      if (at[d].is_shard() && at[d].tensor_dim == t && order_rank[d] >= 0) return true;
-    return false;
-  }
+  DEVMESH_HOST_DEVICE constexpr bool ordered(int t) const { return detail::shards_in_order(at, order_rank, N, t); }
   /// The largest sharded tensor dim, or -1.
-  DEVMESH_HOST_DEVICE constexpr int max_tensor_dim() const {
-    int t = -1;
-    for (int d = 0; d < N; ++d)
-      if (at[d].is_shard() && at[d].tensor_dim > t) t = at[d].tensor_dim;
-    return t;
-  }
+  DEVMESH_HOST_DEVICE constexpr int max_tensor_dim() const { return detail::max_sharded_dim(at, N); }
   /// Same placements, orders and rule.
   friend constexpr bool operator==(const placement_table&, const placement_table&) = default;
 };
 
 namespace detail {
+
+/// The most dims a table_view reads: a plan's groups are bit sets of 32 dims (plan.hpp).
+inline constexpr int max_view_dims = 32;
+
+/// A placement table read in place, of any number of dims (aliases included): a spec as plain
+/// data, what code compiled once for every mesh type reads (redistribute's executor). The same
+/// members as placement_table<N>, ndims a value; valid while the table it views lives.
+struct table_view {
+  const placement* at = nullptr;
+  const bool* placed = nullptr;
+  const int* order_rank = nullptr;
+  chunking rule = chunking::uneven;
+  int ndims = 0;
+
+  constexpr table_view() = default;
+  /// A view of t.
+  template <int N>
+  DEVMESH_HOST_DEVICE constexpr table_view(const placement_table<N>& t)  // NOLINT: implicit, as a span's
+      : at(t.at), placed(t.placed), order_rank(t.order_rank), rule(t.rule), ndims(N) {}
+  /// True if tensor dim t has an explicit shard order.
+  DEVMESH_HOST_DEVICE constexpr bool ordered(int t) const { return shards_in_order(at, order_rank, ndims, t); }
+  /// The largest sharded tensor dim, or -1.
+  DEVMESH_HOST_DEVICE constexpr int max_tensor_dim() const { return max_sharded_dim(at, ndims); }
+};
+
+/// The number of dims a query over a table of type Table may meet (what its results hold):
+/// N for placement_table<N>, max_view_dims for a table_view.
+template <class Table>
+struct table_capacity {
+  static constexpr int value = Table::ndims;
+};
+template <>
+struct table_capacity<table_view> {
+  static constexpr int value = max_view_dims;
+};
+template <class Table>
+inline constexpr int capacity_of = table_capacity<Table>::value;
 
 /// What went wrong adding a placement: the kind, and the dims involved (mesh dim indices).
 enum class table_issue_kind : int { none, unknown_dim, placed_twice, order_repeats, order_not_exclusive, partials_differ };
@@ -129,6 +173,18 @@ constexpr application_order<D> order_of_dims(const layout<D, M>& l) {
   for (int i = 0; i < D; ++i) out.pos[out.dims[i]] = i;
   return out;
 }
+
+/// An application order read in place (dims[i], pos[d] as application_order's): with a
+/// table_view, what compiled code reads.
+struct order_view {
+  const int* dims = nullptr;
+  const int* pos = nullptr;
+
+  constexpr order_view() = default;
+  /// A view of o.
+  template <int N>
+  DEVMESH_HOST_DEVICE constexpr order_view(const application_order<N>& o) : dims(o.dims), pos(o.pos) {}  // NOLINT
+};
 
 }  // namespace detail
 }  // namespace devmesh

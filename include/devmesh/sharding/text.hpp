@@ -150,6 +150,23 @@ std::string placement_text(devmesh::placement p, long long f) {
   return "S(" + std::to_string(p.tensor_dim) + ")";
 }
 
+/// A spec's text (to_string's) from its table on a mesh given as values: dim d's name names[d]
+/// and size sizes[d] (the ndim mesh dims first, then the aliases), its application order o.
+template <class = void>
+std::string spec_text(const table_view& t, const std::string_view* names, int ndim, const int* sizes,
+                      const order_view& o) {
+  bool alias_placed = false;
+  for (int d = ndim; d < t.ndims; ++d) alias_placed = alias_placed || t.placed[d];
+  std::string out;
+  for (int d = 0; d < t.ndims; ++d) {
+    if (alias_placed ? !t.placed[d] : d >= ndim) continue;
+    if (!out.empty()) out += ',';
+    if (alias_placed) (out += names[d]) += '=';
+    out += placement_text(t.at[d], split_factor_of(t, o, sizes, d));
+  }
+  return out;
+}
+
 }  // namespace detail
 
 /// The spec PyTorch spells `spec` (see the file comment) on `mesh`. Throws mesh_error on text
@@ -191,17 +208,12 @@ dynamic_sharding<Mesh> parse_sharding(std::string_view spec, const Mesh& mesh) {
 /// "dp_cp=S(0),tp=R". parse_sharding reads either back to an equal spec.
 template <class Mesh, class Source>
 std::string to_string(const basic_sharding<Mesh, Source>& s) {
+  constexpr int N = Mesh::ndim_with_aliases;
+  int sizes[N > 0 ? N : 1]{};
+  for (int d = 0; d < N; ++d) sizes[d] = s.mesh().size(d);
   const auto table = s.table();
-  bool alias_placed = false;
-  for (int d = Mesh::ndim; d < Mesh::ndim_with_aliases; ++d) alias_placed = alias_placed || table.placed[d];
-  std::string out;
-  for (int d = 0; d < Mesh::ndim_with_aliases; ++d) {
-    if (alias_placed ? !table.placed[d] : d >= Mesh::ndim) continue;
-    if (!out.empty()) out += ',';
-    if (alias_placed) (out += Mesh::names_type::views[d]) += '=';
-    out += detail::placement_text(table.at[d], s.split_factor(d));
-  }
-  return out;
+  constexpr auto order = basic_sharding<Mesh, Source>::application_order;
+  return detail::spec_text(table, Mesh::names_type::views, Mesh::ndim, sizes, order);
 }
 
 }  // namespace devmesh

@@ -40,6 +40,23 @@ DEVMESH_DECL void park(std::shared_ptr<void> keep, std::span<const MPI_Request> 
   parked = new parked_call{std::move(keep), std::move(requests), parked};
 }
 
+// The three places a call that timed out leaves memory to MPI for good (send_note,
+// start_watched, bounded) are plain functions of external linkage, never templates over a
+// caller's lambda: their names then read the same in every build (a template over a lambda of
+// a compiled function has internal linkage and symbolizes unqualified), and
+// tests/sanitizers/lsan.supp names exactly them (scripts/sanitize checks they exist).
+
+/// A roll call's note: "here, in call #seq" to rank r, fire and forget. The note's buffer
+/// outlives the send (parked, a word per note); the send to a rank that never reads it stays
+/// queued in MPI for good.
+DEVMESH_DECL void send_note(MPI_Comm comm, int r, int tag, std::uint64_t seq) {
+  auto note = std::make_unique<std::uint64_t>(seq);
+  const std::uint64_t* word = note.get();
+  park(std::move(note), {});
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (MPI_Isend(word, 1, MPI_UINT64_T, r, tag, comm, &req) == MPI_SUCCESS) MPI_Request_free(&req);
+}
+
 /// The watchdog's roll call on one communicator: who says they are in call #seq. Each rank
 /// that waits past a bound tells the others "here, in call #seq" (point-to-point on the
 /// communicator, a tag of devmesh's own, which no collective matches), and answers such
@@ -81,12 +98,7 @@ class roll_call {
     auto& told = told_[static_cast<std::size_t>(r)];
     if (told || r == h_.rank()) return;
     told = 1;
-    // Fire and forget: the note's buffer outlives the send (parked, a word per note).
-    auto note = std::make_unique<std::uint64_t>(seq_);
-    const std::uint64_t* word = note.get();
-    park(std::move(note), {});
-    MPI_Request req = MPI_REQUEST_NULL;
-    if (MPI_Isend(word, 1, MPI_UINT64_T, r, tag, h_.native(), &req) == MPI_SUCCESS) MPI_Request_free(&req);
+    send_note(h_.native(), r, tag, seq_);
   }
 
   const comm_handle& h_;
@@ -144,6 +156,16 @@ DEVMESH_DECL void wait_watched(const comm_handle& h, const char* call, const wat
                          roll->absent());
 }
 
+/// Starts one non-blocking collective (start(&request)) and waits for it under the watchdog
+/// (wait_watched): what a watched collective that times out leaves to MPI is made here.
+DEVMESH_DECL void start_watched(const comm_handle& h, const char* icall, const watched_call& watch,
+                                devmesh::detail::function_ref<int(MPI_Request*)> start, void* keep,
+                                void (*leave)(void*, std::span<const MPI_Request>)) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  check(start(&req), icall);
+  wait_watched(h, icall, watch, std::span<MPI_Request>(&req, 1), keep, leave);
+}
+
 /// Makes one collective: blocking (watch == nullptr, the common case), or, under the
 /// watchdog, non-blocking and waited for until *watch (control.hpp's wait_watched; `keep`:
 /// the call's own buffers, left to MPI with the request if it times out).
@@ -152,18 +174,17 @@ void issue(const comm_handle& h, const char* call, const char* icall, const watc
            Start&& start, Keep& keep) {
   if (!watch) [[likely]]
     return check(blocking(), call);
-  MPI_Request req = MPI_REQUEST_NULL;
-  check(start(&req), icall);
-  wait_watched(h, icall, *watch, std::span<MPI_Request>(&req, 1), &keep, &park_keep<Keep>);
+  start_watched(h, icall, *watch, start, &keep, &park_keep<Keep>);
 }
 
 /// Starts a non-blocking call on a heap buffer (start(buf, &request)) and polls it until
 /// done or the deadline, then finish(buf). On time-out the request and its buffer are left
 /// to MPI (MPI may still complete them: they are parked, never freed), `h` is marked
 /// unusable, and timeout_error is thrown.
-template <class Start, class Finish>
-void bounded(const comm_handle& h, const char* call, const deadline& d, std::unique_ptr<unsigned char[]> buf,
-             Start start, Finish finish) {
+DEVMESH_DECL void bounded(const comm_handle& h, const char* call, const deadline& d,
+                          std::unique_ptr<unsigned char[]> buf,
+                          devmesh::detail::function_ref<int(unsigned char*, MPI_Request*)> start,
+                          devmesh::detail::function_ref<void(const unsigned char*)> finish) {
   MPI_Request req = MPI_REQUEST_NULL;
   check(start(buf.get(), &req), call);
   int done = 0;

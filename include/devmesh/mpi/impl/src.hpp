@@ -24,3 +24,6 @@
 // The runtime's backend-generic code, for this backend.
 #include "../../runtime/impl/mesh_runtime.hpp"
 DEVMESH_INSTANTIATE_RUNTIME(devmesh::mpi::communicator);
+// redistribute's executor, for this backend.
+#include "../../redistribute/impl/executor.hpp"
+DEVMESH_INSTANTIATE_REDISTRIBUTE(devmesh::mpi::communicator);

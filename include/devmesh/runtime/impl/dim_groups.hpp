@@ -8,6 +8,7 @@
 #include "../../core/group.hpp"
 #include "../../core/layout.hpp"
 #include "../comm_entry.hpp"
+#include "../../core/print.hpp"
 #include "../layout_view.hpp"
 
 namespace devmesh::detail {
@@ -45,6 +46,13 @@ struct dim_groups {
     modes.shape[modes.count] = shape, modes.stride[modes.count] = stride, ++modes.count;
   }
 };
+
+/// Dim d of v, a layout as the repr's values (aliases too).
+inline dim_groups groups_of(const layout_values& v, int d) {
+  dim_groups g{std::string(v.names[d]), {}};
+  for (int m = v.first[d]; m < v.first[d + 1]; ++m) g.add_mode(v.shape[m], v.stride[m]);
+  return g;
+}
 
 /// Dim d of v (aliases too).
 inline dim_groups groups_of(const layout_view& v, int d) {

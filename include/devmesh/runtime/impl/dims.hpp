@@ -15,31 +15,33 @@
 namespace devmesh::detail {
 
 template <communicator Comm>
-void mesh_runtime<Comm>::find_entries(const state& st, std::span<const std::string_view> names,
-                                      std::span<const group_key> keys, std::span<const entry*> out) {
+void mesh_runtime<Comm>::find_entries(const state& st, const layout_values& layout, std::span<const entry*> out) {
   const mesh_state<Comm>& s = full_state(st);
-  for (std::size_t d = 0; d < out.size(); ++d) out[d] = s.cache.find(names[d], keys[d]);
+  for (std::size_t d = 0; d < out.size(); ++d) {
+    const dim_groups g = groups_of(layout, static_cast<int>(d));
+    out[d] = s.cache.find(g.name, g.key());
+  }
 }
 
 template <communicator Comm>
-const comm_entry<Comm>& mesh_runtime<Comm>::dim_entry(state& st, const layout_description& layout, int d,
-                                                      const char* what, text_ref where) {
+const comm_entry<Comm>& mesh_runtime<Comm>::dim_entry(state& st, const layout_ref& layout, int d, const char* what,
+                                                      text_ref where) {
   mesh_state<Comm>& s = full_state(st);
-  const dim_groups g = groups_of(layout.view, d);
+  const dim_groups g = groups_of(layout.values, d);
   if (const auto* e = s.cache.find(g.name, g.key())) return *e;
-  if (s.options.lazy) return ensure_lazy(s, layout, d);
+  if (s.options.lazy) return ensure_lazy(s, describe_layout(layout), d);
   throw mesh_error("devmesh: " + std::string(what) + " on " + where() +
                    ": no communicator for this dim (internal error: eager meshes create every dim's)");
 }
 
 template <communicator Comm>
-const comm_entry<Comm>& mesh_runtime<Comm>::dims_entry(state& st, const layout_description& layout, unsigned dims,
+const comm_entry<Comm>& mesh_runtime<Comm>::dims_entry(state& st, const layout_ref& layout, unsigned dims,
                                                        std::string_view caller) {
-  return ensure_dims_comm(full_state(st), layout, dims, caller);
+  return ensure_dims_comm(full_state(st), describe_layout(layout), dims, caller);
 }
 
 template <communicator Comm>
-void mesh_runtime<Comm>::derive(state& st, const layout_description& layout, const char* what,
+void mesh_runtime<Comm>::derive(state& st, const layout_ref& layout, const char* what,
                                 std::span<const std::string_view> new_dims,
                                 const typename Comm::options_type* backend_options) {
   mesh_state<Comm>& s = full_state(st);
@@ -48,7 +50,7 @@ void mesh_runtime<Comm>::derive(state& st, const layout_description& layout, con
   if (backend_options) step += s.set_call_options(new_dims, *backend_options, what, added);
   const auto recorded = s.recorder.start(s.steps, what, {}, 0);
   try {
-    ensure_all(s, layout, step);
+    ensure_all(s, describe_layout(layout), step);
     recorded.finish(call_state::completed);
   } catch (const timeout_error& x) {
     recorded.finish(call_state::timed_out);

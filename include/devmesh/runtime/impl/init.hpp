@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,11 +32,22 @@ const mesh_state<Comm>& full_state(const root_state<Comm>& s) {
   return static_cast<const mesh_state<Comm>&>(s);
 }
 
+/// The description of a layout the caller may not have (null: it could not be built there).
+struct described_layout {
+  std::optional<layout_description> d;
+  explicit described_layout(const layout_ref* ref) {
+    if (ref) d.emplace(describe_layout(*ref));
+  }
+  const layout_description* get() const { return d ? &*d : nullptr; }
+};
+
 template <communicator Comm>
 typename mesh_runtime<Comm>::state_ptr mesh_runtime<Comm>::init(world_arg<Comm> world, options_type options,
-                                                                 const layout_description* layout,
+                                                                 const layout_ref* ref,
                                                                  const std::string& layout_error) {
   constexpr std::string_view step = "init_device_mesh";
+  const described_layout described(ref);
+  const layout_description* layout = described.get();
   local_checks local;  // made while the control communicator is being created
   auto st = new_state<Comm>(world, std::move(options), step, [&](const mesh_state<Comm>& s) {
     local = check_locally(s, layout, layout_error, step);
@@ -111,11 +123,12 @@ std::string adopted_members_error(const layout_view& v, std::span<C> comms, cons
 
 template <communicator Comm>
 typename mesh_runtime<Comm>::state_ptr mesh_runtime<Comm>::adopt(world_arg<Comm> world, std::span<Comm> comms,
-                                                                  options_type options,
-                                                                  const layout_description* layout,
+                                                                  options_type options, const layout_ref* ref,
                                                                   const std::string& layout_error) {
   options.lazy = false;  // adopted dims exist already; aliases are created now
   constexpr std::string_view step = "from_comms";
+  const described_layout described(ref);
+  const layout_description* layout = described.get();
   local_checks local;
   auto st = new_state<Comm>(world, std::move(options), step, [&](const mesh_state<Comm>& s) {
     local = check_locally(s, layout, layout_error, step);

@@ -18,15 +18,20 @@
 #include "comm_cache.hpp"
 #include "../deadline.hpp"
 #include "../flight_recorder.hpp"
+#include "recorder.hpp"
 #include "../layout_view.hpp"
 #include "../options.hpp"
 #include "../rank_placement.hpp"
 #include "../root_state.hpp"
-#include "stream_watchdog.hpp"
 
 namespace devmesh::detail {
 
-/// What mesh_state holds for a backend without a stream watchdog (MPI): nothing.
+/// The watchdog of a stream backend (impl/stream_watchdog.hpp, which such a backend's
+/// implementation includes: nccl/impl/src.hpp, or nccl.hpp in header-only mode), and what
+/// mesh_state holds for a backend without one (MPI): nothing. A host backend's programs never
+/// read the stream watchdog's header (its <thread>, <condition_variable>, <deque>).
+template <communicator Comm>
+class stream_watchdog;
 struct no_stream_watchdog {};
 
 /// The state shared by every handle derived from one init_device_mesh / from_comms call.

@@ -1,17 +1,17 @@
-// devmesh/runtime/impl/report.ipp: report.hpp's untyped definitions (compiled once, or inline
-// in header-only mode: core/config.hpp).
+// devmesh/runtime/impl/report.ipp: report.hpp's definitions (compiled once, or inline in
+// header-only mode: core/config.hpp).
 #pragma once
+#include <cstddef>
+#include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
-#include "../report.hpp"
 #include "consensus.hpp"
+#include "../report.hpp"
 
 namespace devmesh::detail {
 
-/// The report of gathered outcomes (texts[r]: rank r's error, "" if it returned normally):
-/// one line per distinct message, in order of its first rank, naming every rank that had it.
-/// A text that filled its slot was cut: it says so.
 DEVMESH_DECL std::string outcome_report(const std::vector<std::string>& texts) {
   std::vector<std::string> seen;
   std::vector<std::vector<int>> who;
@@ -28,6 +28,35 @@ DEVMESH_DECL std::string outcome_report(const std::vector<std::string>& texts) {
            (seen[i].size() + 1 >= slot_bytes ? " [... cut to " + std::to_string(slot_bytes - 1) + " bytes]" : "") +
            "\n";
   return out;
+}
+
+DEVMESH_DECL int run_catching(call_ref<int> body, std::string& error) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    error = *e.what() ? e.what() : "an exception with an empty what()";
+  } catch (...) {
+    error = "an exception that is not a std::exception";
+  }
+  return 1;
+}
+
+DEVMESH_DECL int report_alone(int rank, const std::string& error, const std::string& why, std::FILE* out) {
+  const std::string line = "rank " + std::to_string(rank) + ": " +
+                           (error.empty() ? std::string("no error here") : "error: " + error) + "; " + why + "\n";
+  std::fputs(line.c_str(), out);  // one write: lines of several ranks do not interleave
+  return 1;
+}
+
+DEVMESH_DECL int report_outcomes(const std::vector<std::string>& texts, int rank, int code, std::FILE* out) {
+  std::size_t first = 0;
+  while (first < texts.size() && texts[first].empty()) ++first;
+  if (first == texts.size()) return code;
+  if (static_cast<int>(first) == rank) {
+    std::fputs(outcome_report(texts).c_str(), out);
+    std::fflush(out);
+  }
+  return 1;
 }
 
 }  // namespace devmesh::detail

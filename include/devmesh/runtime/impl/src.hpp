@@ -8,4 +8,12 @@
 #endif
 #include "../../core/config.hpp"
 #include "deadline.ipp"
+#include "layout_description.ipp"
+#include "layout_view.ipp"
+#include "topology.ipp"
+#include "digest.ipp"
+#include "rank_placement.ipp"
+#include "flight_recorder.ipp"
+#include "flight_trace.ipp"
 #include "report.ipp"
+#include "../../core/impl/print.ipp"

@@ -30,6 +30,7 @@
 #include "consensus.hpp"
 #include "../deadline.hpp"
 #include "../flight_recorder.hpp"
+#include "recorder.hpp"
 #include "../text_ref.hpp"
 
 namespace devmesh::detail {

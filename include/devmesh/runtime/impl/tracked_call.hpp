@@ -16,6 +16,7 @@
 #include "consensus.hpp"
 #include "../deadline.hpp"
 #include "../flight_recorder.hpp"
+#include "recorder.hpp"
 #include "mesh_state.hpp"
 #include "../text_ref.hpp"
 
