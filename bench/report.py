@@ -841,8 +841,8 @@ def plan_ranking_section(args):
              "```text", calib.rstrip(), "```", "",
              "Then for each pair of `tests/sharding/data/pytorch_2.15_redistribute.json` that PyTorch runs, at "
              "its recorded extents times 1, 8 and 32 (8x8 becomes 64x64 and 256x256: 32 KiB and 512 KiB), every "
-             "distinct candidate plan the planner considered (with the calibrated links) runs the steps "
-             "`dm::redistribute` runs, first checked to give the chosen plan's tensor, then timed: the candidates "
+             "distinct candidate plan the planner considered (with the calibrated links) runs through the executor "
+             "`dm::redistribute` calls (`redistribute_runtime<Comm>`, its checks included), first checked to give the chosen plan's tensor, then timed: the candidates "
              "alternate (forward, then backward), each sample 5 runs after a barrier, the slowest rank's mean, 7 "
              "samples each. The modelled times use exact counts. A case with one candidate is chosen by "
              "construction and left out of the ranking measures.", ""]
