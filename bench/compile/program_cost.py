@@ -13,10 +13,15 @@ processes included; the median of --reps interleaved repetitions):
   hand-written bench/compile/programs/train_mpi.cpp: the same program with MPI_Comm_split;
   example      examples/03_hsdp.cu: g++ as C++ with the MPI backend, nvcc with MPI and NCCL
                (as the project's build compiles it: the NCCL path and its CUDA kernel too).
+  library      the compiled mode's <devmesh/src.hpp> in one TU (runtime + MPI; + NCCL), what
+               devmesh::mpi / devmesh::nccl build once per build;
+  link         the quickstart's object linked with MPI (and the library's object, compiled mode).
 The devmesh programs are compiled at two commits, each with that commit's own headers, program
-and examples (`git archive`): --before (default 3331d72, the parent of the runtime-in-rooms
-commit 5527e0f, issue 21) and --after (default: the working tree). When the quickstart's text
-differs between them, the older text is also compiled against both trees (the headers' share).
+and examples (`git archive`): --before (default ff1d3ed, the last main before the runtime was
+compiled once, issue 39) and --after (default: the working tree), each in every mode it has:
+header-only (the default) and compiled (-DDEVMESH_SEPARATE_COMPILATION) where
+include/devmesh/src.hpp exists. When the quickstart's text differs between them, the older
+text is also compiled against every tree (the headers' share).
 
 --smoke: g++ -fsyntax-only, once, on every program (do they still compile?). Exits 77 (skipped)
 where --before is not a commit here (a tarball, a shallow clone).
@@ -36,7 +41,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from compile_cost import find_nvcc, loadavg, measure, mpi_flags, version  # noqa: E402
 
-BEFORE = "3331d72"
+BEFORE = "ff1d3ed"  # issue 39's baseline: the last main before the runtime was compiled once
 MARKER = "<!-- docs.quickstart: train.cpp -->"
 
 
@@ -75,31 +80,72 @@ def tree(rev, work):
     return dest, label
 
 
-def commands(trees, same_text, smoke):
-    """(program, compiler, tree label) -> command line."""
+def commands(trees, same_text, smoke, out_dir):
+    """(program, compiler, tree label) -> (command line, object file). A tree is (dir, label,
+    defines): the compiled mode's tree defines DEVMESH_SEPARATE_COMPILATION."""
     mpi = ["-DOMPI_SKIP_MPICXX=1", *mpi_flags()]
-    opt = ["-fsyntax-only"] if smoke else ["-O2", "-c", "-o", os.path.join(trees[0][0], "..", "out.o")]
     nvcc = None if smoke else find_nvcc()
     cuda_inc = ["-I/usr/local/cuda/include"] if nvcc else []
-    cmds = {("hand-written", "g++", "-"): ["g++", "-std=c++20", *mpi, *opt, os.path.join(HERE, "programs", "train_mpi.cpp")]}
+    objects = iter(range(10**6))
+
+    def opt():
+        if smoke:
+            return ["-fsyntax-only"], None
+        obj = os.path.join(out_dir, f"o{next(objects)}.o")
+        return ["-O2", "-c", "-o", obj], obj
+
+    cmds = {}
+
+    def add(key, argv):
+        flags, obj = opt()
+        cmds[key] = ([*argv[:-1], *flags, argv[-1]], obj)
+
+    hand = os.path.join(HERE, "programs", "train_mpi.cpp")
+    add(("hand-written", "g++", "-"), ["g++", "-std=c++20", *mpi, hand])
     if nvcc:
-        shutil.copy(os.path.join(HERE, "programs", "train_mpi.cpp"), os.path.join(trees[0][0], "..", "train_mpi.cu"))
-        cmds[("hand-written", "nvcc", "-")] = [nvcc, "-std=c++20", *mpi, *opt,
-                                               os.path.join(trees[0][0], "..", "train_mpi.cu")]
-    for d, label in trees:
-        inc = [f"-I{d}/include", "-DDEVMESH_WITH_MPI"]
-        cmds[("quickstart", "g++", label)] = ["g++", "-std=c++20", *inc, *mpi, *opt, f"{d}/train.cpp"]
+        shutil.copy(hand, os.path.join(out_dir, "train_mpi.cu"))
+        add(("hand-written", "nvcc", "-"), [nvcc, "-std=c++20", *mpi, os.path.join(out_dir, "train_mpi.cu")])
+    first = trees[0][0]
+    for d, label, defines in trees:
+        inc = [f"-I{d}/include", "-DDEVMESH_WITH_MPI", *defines]
+        add(("quickstart", "g++", label), ["g++", "-std=c++20", *inc, *mpi, f"{d}/train.cpp"])
         if not same_text:  # the older text against both trees: the headers' share alone
-            cmds[("quickstart, older text", "g++", label)] = ["g++", "-std=c++20", *inc, *mpi, *opt,
-                                                              f"{trees[0][0]}/train.cpp"]
-        cmds[("example", "g++", label)] = ["g++", "-std=c++20", *inc, *mpi, *opt, "-x", "c++", f"{d}/examples/03_hsdp.cu"]
+            add(("quickstart, older text", "g++", label), ["g++", "-std=c++20", *inc, *mpi, f"{first}/train.cpp"])
+        add(("example", "g++", label), ["g++", "-std=c++20", *inc, *mpi, "-x", "c++", f"{d}/examples/03_hsdp.cu"])
         if nvcc:
-            cu = [nvcc, "-std=c++20", "--expt-relaxed-constexpr", *inc, *mpi, *opt]
-            cmds[("quickstart", "nvcc", label)] = [*cu, f"{d}/train.cu"]
+            cu = [nvcc, "-std=c++20", "--expt-relaxed-constexpr", *inc, *mpi]
+            add(("quickstart", "nvcc", label), [*cu, f"{d}/train.cu"])
             if not same_text:
-                cmds[("quickstart, older text", "nvcc", label)] = [*cu, f"{trees[0][0]}/train.cu"]
-            cmds[("example", "nvcc", label)] = [*cu, "-DDEVMESH_WITH_NCCL", *cuda_inc, f"{d}/examples/03_hsdp.cu"]
+                add(("quickstart, older text", "nvcc", label), [*cu, f"{first}/train.cu"])
+            add(("example", "nvcc", label), [*cu, "-DDEVMESH_WITH_NCCL", *cuda_inc, f"{d}/examples/03_hsdp.cu"])
+        if defines:  # the compiled mode's library: <devmesh/src.hpp> in one TU, per backend set
+            lib = os.path.join(out_dir, "devmesh_lib.cpp")
+            with open(lib, "w") as f:
+                f.write("#include <devmesh/src.hpp>\n")
+            add(("library (runtime + MPI)", "g++", label), ["g++", "-std=c++20", *inc, *mpi, lib])
+            if nvcc:
+                add(("library (runtime + MPI + NCCL)", "g++", label),
+                    ["g++", "-std=c++20", *inc, "-DDEVMESH_WITH_NCCL", *cuda_inc, *mpi, lib])
     return cmds
+
+
+def text_bytes(obj):
+    """The object's code: `size`'s text column (what the program's link carries)."""
+    out = subprocess.run(["size", obj], capture_output=True, text=True).stdout.splitlines()
+    return int(out[1].split()[0]) if len(out) > 1 else 0
+
+
+def link_cmds(cmds, trees):
+    """The quickstart linked (g++, MPI): hand-written, and each tree's, with the library's
+    object in the compiled mode."""
+    link = subprocess.run(["mpicxx", "--showme:link"], capture_output=True, text=True).stdout.split()
+    out = {("link", "g++", "-"): ["g++", cmds[("hand-written", "g++", "-")][1], *link, "-o", "/dev/null"]}
+    for _, label, defines in trees:
+        objs = [cmds[("quickstart", "g++", label)][1]]
+        if defines:
+            objs.append(cmds[("library (runtime + MPI)", "g++", label)][1])
+        out[("link", "g++", label)] = ["g++", *objs, *link, "-o", "/dev/null"]
+    return out
 
 
 def main():
@@ -119,49 +165,77 @@ def main():
         sys.exit(77)
     work = a.work or tempfile.mkdtemp(prefix="devmesh-program-cost-")
     os.makedirs(work, exist_ok=True)
-    trees = [tree(a.before, work), tree(a.after, work)]
-    same_text = open(f"{trees[0][0]}/train.cpp").read() == open(f"{trees[1][0]}/train.cpp").read()
+    (bdir, before), (adir, after) = tree(a.before, work), tree(a.after, work)
+    trees = [(bdir, before, [])]
+    if not os.path.exists(f"{bdir}/include/devmesh/src.hpp"):
+        pass  # before the runtime was compiled once: header-only is its one mode
+    else:
+        trees = [(bdir, before + " header-only", []), (bdir, before + " compiled", ["-DDEVMESH_SEPARATE_COMPILATION"])]
+    trees.append((adir, after + " header-only", []))
+    if os.path.exists(f"{adir}/include/devmesh/src.hpp"):
+        trees.append((adir, after + " compiled", ["-DDEVMESH_SEPARATE_COMPILATION"]))
+    same_text = open(f"{bdir}/train.cpp").read() == open(f"{adir}/train.cpp").read()
     wanted = set(a.compilers.split(","))
-    cmds = {k: v for k, v in commands(trees, same_text, a.smoke).items() if k[1] in wanted}
+    cmds = {k: v for k, v in commands(trees, same_text, a.smoke, work).items() if k[1] in wanted}
+    links = {} if a.smoke or "g++" not in wanted else link_cmds(cmds, trees)
     load = [loadavg()]
-    samples = {k: [] for k in cmds}
+    samples = {k: [] for k in [*cmds, *links]}
     for _ in range(1 if a.smoke else a.reps):
-        for k, cmd in cmds.items():
+        for k, (cmd, _) in cmds.items():
             samples[k].append(measure(cmd))
-            print(f"{k[0]:12} {k[1]:5} {k[2]:12} {samples[k][-1][1]:6.2f} s CPU", file=sys.stderr)
+            print(f"{k[0]:12} {k[1]:5} {k[2]:24} {samples[k][-1][1]:6.2f} s CPU", file=sys.stderr)
+        for k, cmd in links.items():
+            samples[k].append(measure(cmd))
     load.append(loadavg())
     if a.smoke:
         print("program_cost: every program compiles (g++ -fsyntax-only)")
         return
     cpu = {k: statistics.median(s[1] for s in v) for k, v in samples.items()}
-    (_, before), (_, after) = trees
-    rows, md = [], []
-    for prog in ("quickstart", "quickstart, older text", "example"):
-        for c in sorted(wanted):
-            if (prog, c, after) not in cpu or (prog, c, before) not in cpu:
-                continue
-            b, n = cpu[(prog, c, before)], cpu[(prog, c, after)]
-            hand = cpu.get(("hand-written", c, "-")) if prog.startswith("quickstart") else None
-            rows.append({"program": prog, "compiler": c, "before_s": b, "after_s": n, "hand_written_s": hand,
-                         "before": before, "after": after, "reps": a.reps})
-            md.append(f"| {prog} | {c} | {b:.2f} s | {n:.2f} s | {n / b:.2f}× | "
-                      + (f"{hand:.2f} s | {n / hand:.1f}× |" if hand else "– | – |"))
-    header = [f"| program | compiler | before the rooms (`{before}`) | now (`{after}`) | now / before | "
-              "hand-written MPI | now / hand-written |", "|---|---|---|---|---|---|---|"]
-    notes = [f"CPU time to an object file at `-O2`, median of {a.reps} interleaved repetitions; load "
-             f"{load[0]} at start, {load[1]} at end; {version('g++')}; {version(find_nvcc() or 'nvcc')}."]
-    if not same_text:
-        notes.append(f"The quickstart program changed with the docs between the two commits (`{after}`'s "
-                     f"prints the mesh with `dm::rank_nested`, as PyTorch's `print(mesh.mesh)`); \"older text\" "
-                     f"is `{before}`'s program compiled against both header trees: the headers' share alone.")
-    text = "\n".join(header + md) + "\n\n" + " ".join(notes) + "\n"
+    size = {k: text_bytes(obj) for k, (_, obj) in cmds.items()}
+    text = table(cpu, size, trees, wanted, a.reps, load, same_text)
     print(text)
     if a.md:
         with open(a.md, "w") as f:
             f.write(text)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
+            json.dump([{"program": k[0], "compiler": k[1], "tree": k[2], "cpu_s": v,
+                        "text_bytes": size.get(k), "reps": a.reps} for k, v in cpu.items()], f, indent=1)
+
+
+def table(cpu, size, trees, wanted, reps, load, same_text):
+    """One row per program and compiler: each tree's CPU time (and object text), and the
+    ratios against the first tree (the baseline) and the hand-written program."""
+    base = trees[0][1]
+    labels = [t[1] for t in trees]
+    header = ["| program | compiler | " + " | ".join(f"`{lb}`" for lb in labels)
+              + " | " + " | ".join(f"`{lb}` / `{base}`" for lb in labels[1:]) + " | hand-written | last / hand-written |",
+              "|---|---|" + "---|" * (2 * len(labels) - 1) + "---|---|"]
+    md = []
+    progs = ("quickstart", "quickstart, older text", "example", "library (runtime + MPI)",
+             "library (runtime + MPI + NCCL)", "link")
+    for prog in progs:
+        for c in sorted(wanted):
+            row = [cpu.get((prog, c, lb)) for lb in labels]
+            if all(v is None for v in row):
+                continue
+            cells = [f"{v:.2f} s" + (f" ({size[(prog, c, lb)] / 1024:.0f} KB)" if (prog, c, lb) in size else "")
+                     if v is not None else "–" for v, lb in zip(row, labels)]
+            b = row[0]
+            ratios = [f"{v / b:.2f}×" if v is not None and b else "–" for v in row[1:]]
+            hand = cpu.get(("hand-written" if prog != "link" else "link", c, "-"))
+            last = next((v for v in reversed(row) if v is not None), None)
+            tail = f"{hand:.2f} s | {last / hand:.1f}× |" if hand and prog.startswith(("quickstart", "link")) else "– | – |"
+            md.append(f"| {prog} | {c} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " | " + tail)
+    notes = [f"CPU time (user + sys) to an object file at `-O2` (the link: to an executable), median of {reps} "
+             f"interleaved repetitions, with each object's text in KB; load {load[0]} at start, {load[1]} at end; "
+             f"{version('g++')}; {version(find_nvcc() or 'nvcc')}. \"compiled\" defines "
+             "`DEVMESH_SEPARATE_COMPILATION` (what `devmesh::mpi` passes on); its library rows are "
+             "`<devmesh/src.hpp>` in one TU, built once per program's build, and its link includes that object."]
+    if not same_text:
+        notes.append("The quickstart program changed with the docs between the two commits; \"older text\" "
+                     "is the first tree's program compiled against every header tree: the headers' share alone.")
+    return "\n".join(header + md) + "\n\n" + " ".join(notes) + "\n"
 
 
 if __name__ == "__main__":
