@@ -790,7 +790,7 @@ TEST_SUITE("sharding_redistribute_plan") {
     // Each changed plan is faster under the slow dp than the uniform links' plan (the model's
     // own choice), and the changes pinned: the count, and the hierarchical reductions.
     for (const auto& x : changed) CHECK_MESSAGE(x.slow_us < x.uniform_us, x.id);
-    CHECK(changed.size() == 41);
+    CHECK(changed.size() == 35);
     const auto find = [&](const char* id) -> const changed_plan* {
       for (const auto& x : changed)
         if (x.id == id) return &x;

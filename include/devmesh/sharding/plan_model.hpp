@@ -124,6 +124,7 @@ constexpr bool prices_time(const plan_model<N>* model, int D) {
 /// no Partial also have candidates (PyTorch's per-dim plan).
 template <int N>
 constexpr bool links_differ(const plan_model<N>* model, int D) {
+  if constexpr (N < 2) return false;  // one dim: nothing to differ (and no links[1] to read)
   if (!prices_time(model, D)) return false;
   for (int d = 1; d < D; ++d)
     if (!(model->links[d] == model->links[0])) return true;
@@ -191,6 +192,11 @@ struct candidate_scores {
   /// What devmesh chose before issue 42 (issue 20's rule): among its recipes, within 1.25x of
   /// the fewest bytes, the fewest collectives. -1 if none.
   constexpr int issue_20_choice() const { return least_within(false, 0, 0, 1.25, true); }
+  /// The choice on uniform links (a model whose dims all cost alike): issue 20's, else by bytes.
+  constexpr int uniform_choice() const {
+    const int old = issue_20_choice();
+    return old >= 0 ? old : chosen(false);
+  }
 
  private:
   constexpr double cost_of(int i, bool time) const { return time ? price[i].cost : price[i].bytes; }
