@@ -8,8 +8,14 @@
 //                   (detail::plan_in_place): a call costs what reading its step count costs;
 //   static_copy/<pair>  the same, by value (dm::plan_redistribute returns a copy of it);
 //   kept/<pair>     the dynamic specs again through what dm::redistribute calls for them
-//                   (detail::kept_plan): the plan the thread kept from its first call, found by
-//                   comparing the two placement tables and the mesh, read in place;
+//                   (detail::kept_plan with a model): the plan the thread kept from its first
+//                   call, found by comparing the two placement tables, the meshes, the tensor
+//                   and the links' key, read in place;
+//   kept_bytes/<pair>  the same by bytes, found by the specs and the meshes alone (what
+//                   dm::redistribute read before issue 42), timed in the same run for comparison;
+//   model/<pair>    planning by modelled time (issue 42: uniform shared-memory links, a 256x256
+//                   float64 tensor, exact counts): what dm::redistribute pays on a thread's
+//                   first call with a pair and a tensor;
 //   empty_plan/<D>  making an empty dm::redistribute_plan of a D-dim mesh (D = 1, 2, 3): the
 //                   floor of any planner that returns one (a plan holds five steps of two tables).
 // Every dynamic plan is checked against the static one where both exist (same steps).
@@ -89,8 +95,22 @@ void register_dynamic(const pair_text& p, const Mesh& m) {
     auto plan = dm::plan_redistribute(a, b);
     benchmark::DoNotOptimize(plan);
   }));
-  benchmark::RegisterBenchmark(("kept/" + label(p)).c_str(), timed([](const auto& a, const auto& b) {
-    benchmark::DoNotOptimize(dm::detail::kept_plan(a, b).count);
+  constexpr int N = Mesh::ndim_with_aliases;
+  const auto fill = [](dm::plan_model<N>& model) {  // uniform shared-memory links (a miss only)
+    for (int d = 0; d < Mesh::ndim; ++d) model.links[d] = dm::link_cost::shared_memory();
+  };
+  const auto tensor = dm::plan_model<N>{}.tensor(dm::dextents<2>(256, 256), 8);
+  benchmark::RegisterBenchmark(("kept/" + label(p)).c_str(), timed([tensor, fill](const auto& a, const auto& b) {
+    benchmark::DoNotOptimize(dm::detail::kept_plan(a, b, tensor, std::pair<int, int>{0, 0}, fill).count);
+  }));
+  benchmark::RegisterBenchmark(("kept_bytes/" + label(p)).c_str(), timed([](const auto& a, const auto& b) {
+    benchmark::DoNotOptimize(dm::detail::kept_plan(a, b).count);  // issue 20's: by the specs and meshes alone
+  }));
+  auto model = tensor;
+  fill(model);
+  benchmark::RegisterBenchmark(("model/" + label(p)).c_str(), timed([model](const auto& a, const auto& b) {
+    auto plan = dm::plan_redistribute(a, b, model);
+    benchmark::DoNotOptimize(plan);
   }));
 }
 

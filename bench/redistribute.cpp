@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
     const dm::dextents<2> ext(side, side);
     for (const auto& p : pairs) {
       const spec from = dm::parse_sharding(p[0], m), to = dm::parse_sharding(p[1], m);
-      const auto plan = dm::plan_redistribute(from, to);
+      const auto plan = dm::plan_redistribute(from, to, dm::plan_model_of(mesh, ext, 8));  // what redistribute runs
       std::vector<double> in(static_cast<std::size_t>(from.local_size(ext, pos)));
       for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<double>((pos * 7919 + k) % 1000);  // exact sums
       std::vector<double> out(static_cast<std::size_t>(to.local_size(ext, pos))), out_hand(out.size()),

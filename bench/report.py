@@ -11,6 +11,7 @@ import glob
 import json
 import os
 import platform
+import math
 import re
 import statistics
 import subprocess
@@ -592,7 +593,8 @@ def redistribute_section(args):
              "`mpirun -np 8`, mesh (dp=2, tp=4), MPI backend, host memory, `double`, square tensors whose "
              "`S(0),S(0)` block is 64 KiB, 256 KiB or 1 MiB per rank. For each pair, four sides, alternating "
              "ABBA; each repetition keeps the slowest rank; medians:", "",
-             "- **devmesh**: `dm::redistribute` on dynamic specs (plan, checks, the steps, writing `out`);",
+             "- **devmesh**: `dm::redistribute` on dynamic specs (the plan it keeps, chosen by modelled time over "
+             "the mesh's default links, checks, the steps, writing `out`);",
              "- **raw**: the MPI calls its plan issues on this rank, with the same arguments (counts, "
              "displacements, its own part in the call where devmesh puts it there), made once, on buffers "
              "prepared once: what issue 20's goal compares with;",
@@ -603,7 +605,9 @@ def redistribute_section(args):
              "(one collective on the mesh's communicators, with its own part in the call, and the pack or unpack "
              "loops the layout needs), checked equal to devmesh's `out` before timing (`bench/redistribute.cpp`: "
              "`hand_written`).", "",
-             "Issue 20's goal: within 1.02x of the raw collectives from 64 KiB per rank.", ""]
+             "Issue 42's goal (decision 2): every pair at most 1.05x the hand-written program from 64 KiB per rank "
+             "(the raw collectives skip the packing a column or tile layout needs: issue 20's 1.02x of them is "
+             "retired).", ""]
     trs = []
     for r in rows:
         hand, packed = r.get("hand_us"), r.get("packed_us")
@@ -615,10 +619,12 @@ def redistribute_section(args):
                         "hand-written (µs)", "devmesh (µs)", "devmesh/raw", "devmesh/hand-written"], trs))
     ratios = sorted(r["devmesh_us"] / r["raw_us"] for r in rows)
     hands = sorted(r["devmesh_us"] / r["hand_us"] for r in rows if r.get("hand_us"))
-    lines += ["", f"Target within 1.02x of the raw collectives: {verdict(ratios[-1] <= 1.02)} (worst "
-              f"{ratios[-1]:.2f}x, median {ratios[len(ratios) // 2]:.2f}x)."
-              + (f" Against the hand-written programs: worst {hands[-1]:.2f}x, median "
-                 f"{hands[len(hands) // 2]:.2f}x." if hands else "") +
+    worst = max(rows, key=lambda r: r["devmesh_us"] / r["hand_us"]) if hands else None
+    lines += ["", (f"At most 1.05x the hand-written programs from 64 KiB per rank: {verdict(hands[-1] <= 1.05)} (worst "
+                   f"{hands[-1]:.2f}x, `{worst['from']} -> {worst['to']}` at {worst['tensor']}x{worst['tensor']}; median "
+                   f"{hands[len(hands) // 2]:.2f}x; {sum(h <= 1.05 for h in hands)} of {len(hands)} rows within)."
+                   if hands else "No hand-written side in this run.") +
+              f" Against the raw collectives: worst {ratios[-1]:.2f}x, median {ratios[len(ratios) // 2]:.2f}x." +
               " Steps that read and write whole rows run in place, the rank's own part in the collective where it "
               "is one range of both blocks: an exchange of row blocks, an all_reduce, a slice of rows before an "
               "all_reduce. Blocks of columns or tiles are packed and unpacked in the tensor's row-major order, "
@@ -657,7 +663,14 @@ def plan_redistribute_section(args):
              "`_gen_transform_infos` (its `@cache`, hit on every later call: hashing the two specs), on "
              "DTensorSpecs with the tensor's shape, in one Python process over a fake process group "
              f"(`bench/pytorch/run`, recorded {theirs['date']}, load {theirs['load_average'][0]:.2f}; not part "
-             "of `bench/run`). Issue 20's goal: planning at least 1000x cheaper than PyTorch's planner.", ""]
+             "of `bench/run`). Issue 42 (decision 3) retired issue 20's goal of planning 1000x cheaper than "
+             "PyTorch's planner: a kept plan and a static one are what a training loop pays, and a dynamic plan "
+             "is a few percent of the cheapest collective. Held: kept plans at least 20x under PyTorch's cache "
+             "hit. `dm::redistribute` keeps plans chosen by modelled time (`kept`: found by the specs, the "
+             "meshes, the tensor and the links' key); `kept by bytes` is issue 20's (the specs and meshes alone), "
+             "timed in the same run; `model` is such a plan made (uniform shared-memory links, 256x256 float64, "
+             "exact counts), what a thread's first call with a pair and a tensor pays. PyTorch's side was recorded "
+             "on another day at another load: the ratios carry that.", ""]
     rows, dyn_ratios, static_ratios, kept_ratios, hit_ratios = [], [], [], [], []
     for t in theirs["pairs"]:
         d = ours.get("dynamic/" + t["pair"], {}).get("real_ns")
@@ -671,25 +684,26 @@ def plan_redistribute_section(args):
             static_ratios.append(unc / st)
         if kept is not None:
             kept_ratios.append(unc / kept), hit_ratios.append(hit / kept)
+        model = ours.get("model/" + t["pair"], {}).get("real_ns")
+        kept_bytes = ours.get("kept_bytes/" + t["pair"], {}).get("real_ns")
         rows.append([f"`{t['pair']}`", t["steps"], fmt_ns(unc), fmt_ns(hit), fmt_ns(d),
-                     fmt_ns(kept) if kept is not None else "", fmt_ns(st) if st is not None else "",
-                     f"{unc / d:.0f}x", f"{unc / st:.0f}x" if st is not None else "",
+                     fmt_ns(model) if model is not None else "", fmt_ns(kept) if kept is not None else "",
+                     fmt_ns(kept_bytes) if kept_bytes is not None else "",
+                     fmt_ns(st) if st is not None else "", f"{unc / d:.0f}x", f"{unc / st:.0f}x" if st is not None else "",
                      f"{hit / kept:.0f}x" if kept is not None else ""])
     if not rows:
         return None
     lines.append(table(["pair", "PyTorch steps", "PyTorch planner", "PyTorch cached", "devmesh dynamic",
-                        "devmesh kept", "devmesh static", "planner / dynamic", "planner / static",
-                        "PyTorch cached / devmesh kept"], rows))
-    lines += ["", f"At least 1000x cheaper than PyTorch's planner: static specs {verdict(min(static_ratios) >= 1000)} "
-              f"(at least {min(static_ratios):.0f}x); dynamic specs {verdict(min(dyn_ratios) >= 1000)} (at least "
-              f"{min(dyn_ratios):.0f}x: devmesh's planner, run by `dm::plan_redistribute` on every call and by "
-              "`dm::redistribute` the first time a thread meets a pair). After the first call a training loop pays "
-              "what each side's cache costs: a static plan nothing (read in place); a dynamic one, which "
-              "`dm::redistribute` keeps per thread (the last 8 pairs, found by comparing the two placement tables "
-              "and the mesh's layouts, read in place: `kept` above), "
-              + (f"{min(hit_ratios):.0f}-{max(hit_ratios):.0f}x less than PyTorch's cache hit (hashing the two "
-                 f"specs), and {min(kept_ratios):.0f}x or more less than PyTorch's planner." if kept_ratios else
-                 "not measured in this run.")]
+                        "devmesh model", "devmesh kept", "devmesh kept by bytes", "devmesh static",
+                        "planner / dynamic", "planner / static", "PyTorch cached / devmesh kept"], rows))
+    lines += ["", ("Kept plans at least 20x under PyTorch's cache hit: "
+                   f"{verdict(min(hit_ratios) >= 20)} ({min(hit_ratios):.0f}-{max(hit_ratios):.0f}x; "
+                   f"{min(kept_ratios):.0f}x or more under PyTorch's planner)." if kept_ratios else
+                   "Kept plans: not measured in this run.") +
+              f" Planning itself: static specs at least {min(static_ratios):.0f}x and dynamic specs at least "
+              f"{min(dyn_ratios):.0f}x cheaper than PyTorch's planner (by bytes: `dm::plan_redistribute` on every "
+              "call). A static plan costs nothing (`dm::plan_redistribute(from, to)` reads it in place); "
+              "`dm::redistribute` reads its kept plan, made once per thread, pair, tensor and links."]
     empty = {int(k.split("/")[1]): v["real_ns"] for k, v in ours.items() if k.startswith("empty_plan/")}
     under = [t for t in theirs["pairs"] if t["pair"].split(":")[0].count("=") in empty
              and t["uncached_us"] * 1e3 / 1000 < empty[t["pair"].split(":")[0].count("=")]]
@@ -740,11 +754,190 @@ def redistribute_pytorch_section(args):
                         "added (µs)", "devmesh steps", "raw MPI (µs)", "devmesh (µs)", "devmesh/raw", "added (µs)"],
                        rows))
     lines += ["", f"Worst ratio to the raw collectives: PyTorch {worst_pt:.2f}x, devmesh {worst_dm:.2f}x (issue 20's "
-              f"goal for devmesh, within 1.02x from 64 KiB per rank: {verdict(worst_dm <= 1.02)}). Both pay for "
+              "goal of 1.02x of them is retired by issue 42, whose baseline is section 6's hand-written program). "
+              "Both pay for "
               "what the raw calls skip: PyTorch its dispatch, padding and local chunks and concatenations, "
               "devmesh its packing of column blocks and its own part's copy (section 6, where a hand-written MPI "
               "program for each pair takes about as long as devmesh)."]
     return "\n".join(lines)
+
+
+def _ranks(v):
+    order = sorted(range(len(v)), key=lambda i: v[i])
+    r = [0.0] * len(v)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2
+        i = j + 1
+    return r
+
+
+def spearman(x, y):
+    rx, ry = _ranks(x), _ranks(y)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx, syy = sum((a - mx) ** 2 for a in rx), sum((b - my) ** 2 for b in ry)
+    return sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else 1.0
+
+
+def step_summary(steps):
+    """'1. reduce_scatter over (tp) sum: ...' lines as 'reduce_scatter(tp) all_gather(dp)'."""
+    out = []
+    for m in re.finditer(r"^\d+\. (\w+)(?: over \(([^)]*)\))?", steps.replace("\\n", "\n"), re.M):
+        out.append(m.group(1) + (f"({m.group(2).replace(' ', '')})" if m.group(2) else ""))
+    return " ".join(out)
+
+
+def ranking_stats(rows, estimate):
+    """The ranking measures over rows (cases), each candidate's time by `estimate` of its samples."""
+    st = {"cases": 0, "several": 0, "fastest": 0, "within": 0, "agree": 0, "ordered": 0, "model": [], "clock": [],
+          "mean_agree": 0}
+    for k in ("", "u_"):  # the plan chosen with the calibrated links, and with the defaults
+        st[k + "changed"], st[k + "slower"], st[k + "log"] = 0, 0, 0.0
+    for r in rows:
+        c = r["candidates"]
+        t = [max(estimate(sorted(x["samples_us"])), 0.1) for x in c]
+        chosen = next(i for i, x in enumerate(c) if x["chosen"])
+        before = next((i for i, x in enumerate(c) if x["before"]), chosen)
+        uniform = next((i for i, x in enumerate(c) if x.get("uniform")), chosen)
+        st["cases"] += 1
+        for k, i in (("", chosen), ("u_", uniform)):
+            if i != before:
+                st[k + "changed"] += 1
+                st[k + "slower"] += t[i] > 1.1 * t[before]
+                st[k + "log"] += math.log(t[i] / t[before])
+        if len(c) < 2:
+            continue
+        fastest = min(t) or 0.1  # a plan of local steps alone: under the samples' 0.1 µs resolution
+        least = min(x["model_us"] for x in c) or 1.0  # and it models 0 µs
+        st["several"] += 1
+        st["fastest"] += t[chosen] == fastest
+        st["within"] += t[chosen] <= 1.1 * fastest
+        for i in range(len(c)):
+            st["model"].append(c[i]["model_us"] / least), st["clock"].append(t[i] / fastest)
+            for j in range(i + 1, len(c)):
+                st["ordered"] += 1
+                st["agree"] += (c[i]["model_us"] < c[j]["model_us"]) == (t[i] < t[j])
+                if "mean_model_us" in c[i]:
+                    st["mean_agree"] += (c[i]["mean_model_us"] < c[j]["mean_model_us"]) == (t[i] < t[j])
+    return st
+
+
+def plan_ranking_section(args):
+    """Section 9: the model's ranking against the clock (bench/plan_ranking, issue 42 item 3)."""
+    rows = load_jsonl(os.path.join(args.results, "plan_ranking.jsonl"))
+    if not rows:
+        return None
+    log = open(os.path.join(args.results, "plan_ranking.txt")).read() if os.path.exists(
+        os.path.join(args.results, "plan_ranking.txt")) else ""
+    calib = log.split("\n\n")[0].split("\n", 1)[1] if log.startswith("calibrated") else ""
+    median = lambda s: s[len(s) // 2]
+    lines = ["## 9. Plans chosen by modelled time, against the clock (`bench/plan_ranking`)", "",
+             "Issue 42, item 3: does the cost model rank plans as this machine runs them? `mpirun -np 8` "
+             "(oversubscribed: 8 ranks on 2 cores, shared with other work), MPI over shared memory, float64. Each "
+             "mesh of the recorded pairs ((8), (2,4), (2,2,2)) is calibrated first (`dm::calibrate`: per dim, the "
+             "medians of 31 one-element all_reduces and 7 all_to_allv of 1 MiB per rank, each sample the slowest "
+             "rank's time):", "",
+             "```text", calib.rstrip(), "```", "",
+             "Then for each pair of `tests/sharding/data/pytorch_2.15_redistribute.json` that PyTorch runs, at "
+             "its recorded extents times 1, 8 and 32 (8x8 becomes 64x64 and 256x256: 32 KiB and 512 KiB), every "
+             "distinct candidate plan the planner considered (with the calibrated links) runs through the executor "
+             "`dm::redistribute` calls (`redistribute_runtime<Comm>`, its checks included), first checked to give the chosen plan's tensor, then timed: the candidates "
+             "alternate (forward, then backward), each sample 5 runs after a barrier, the slowest rank's mean, 7 "
+             "samples each. The modelled times use exact counts. A case with one candidate is chosen by "
+             "construction and left out of the ranking measures.", ""]
+    trs = []
+    for name, est in (("median", median), ("minimum", lambda s: s[0])):
+        for scale in sorted({r["scale"] for r in rows}) + [None]:
+            st = ranking_stats([r for r in rows if scale is None or r["scale"] == scale], est)
+            n = max(1, st["several"])
+            changed = lambda k: (f"{st[k + 'changed']}, {st[k + 'slower']} >10% slower, "
+                                 f"{math.exp(st[k + 'log'] / st[k + 'changed']):.2f}x" if st[k + "changed"] else "0")
+            trs.append([name, "all" if scale is None else f"x{scale}", str(st["several"]),
+                        f"{st['fastest']} ({100 * st['fastest'] / n:.0f}%)", f"{st['within']} ({100 * st['within'] / n:.0f}%)",
+                        f"{100 * st['agree'] / max(1, st['ordered']):.0f}% "
+                        f"({100 * st['mean_agree'] / max(1, st['ordered']):.0f}%)",
+                        f"{spearman(st['model'], st['clock']):.2f}", changed(""), changed("u_")])
+    lines.append(table(["samples by", "size", "cases (2+ candidates)", "chosen the fastest", "within 10%",
+                        "candidate pairs ordered alike (mean bytes)", "Spearman (model, clock)",
+                        "changed since issue 20 (calibrated): plans, slower, geo. mean",
+                        "changed since issue 20 (default links)"], trs))
+    st = ranking_stats(rows, median)
+    goal = st["within"] >= 0.9 * st["several"]
+    lines += ["", f"Goal (issue 42): the chosen plan the fastest measured or within 10% of it on at least 90% of the "
+              f"cases: {verdict(goal)} ({100 * st['within'] / max(1, st['several']):.0f}% by medians). Spearman: each "
+              "candidate's modelled and measured time, each divided by its case's least, over every candidate of "
+              "the cases with two or more. In brackets, the pairs ordered alike by the model with each step's "
+              "bytes the ranks' mean instead of the slowest rank's. The last two columns compare the plan chosen "
+              "now, with the calibrated links and with the default ones (one shared-memory link for every dim: "
+              "what `dm::redistribute` runs uncalibrated, here a uniform machine), with the one devmesh chose "
+              "before issue 42 (issue 20's rule, by bytes), measured in the same run: how many differ, how many "
+              "of those take more than 10% longer, their geometric mean time against it.", ""]
+    worst = []
+    for r in rows:
+        c = r["candidates"]
+        if len(c) < 2:
+            continue
+        t = [median(sorted(x["samples_us"])) for x in c]
+        i, f = next(k for k, x in enumerate(c) if x["chosen"]), min(range(len(c)), key=lambda k: t[k])
+        worst.append((t[i] / max(t[f], 0.1), r, c[i], t[i], c[f], t[f]))
+    worst.sort(key=lambda w: -w[0])
+    lines.append("The ten cases where the chosen plan is furthest from the fastest (medians; modelled time in "
+                 "brackets):")
+    lines.append("")
+    lines.append(table(["pair", "size", "chosen", "its time", "fastest", "its time", "ratio"],
+                       [[f"`{w[1]['pair']}`", f"x{w[1]['scale']}", f"{step_summary(w[2]['steps'])} "
+                         f"({w[2]['model_us']:.0f} µs)", f"{w[3]:.0f} µs",
+                         f"{step_summary(w[4]['steps'])} ({w[4]['model_us']:.0f} µs)", f"{w[5]:.0f} µs",
+                         f"{w[0]:.2f}x"] for w in worst[:10]]))
+    return "\n".join(lines)
+
+
+# bench/run --only PART: the sections each part's results make (report.py --only rewrites them alone).
+PART_SECTIONS = {"plan": [plan_section], "plan_redistribute": [plan_redistribute_section],
+                 "names": [names_section], "zero_cost": [names_section], "compile": [compile_section],
+                 "init": [init_section], "collective": [collective_section],
+                 "redistribute": [redistribute_section, redistribute_pytorch_section],
+                 "plan_ranking": [plan_ranking_section]}
+
+
+def section_number(text):
+    m = re.match(r"## (\d+)\.", text)
+    return int(m.group(1)) if m else -1
+
+
+def splice(args, page):
+    """The page with the sections of part args.only made again from the results, each marked with
+    the re-run's commit, time and load; the other sections as they were."""
+    sections = re.split(r"(?m)^(?=## )", page)
+    head, body = sections[0], sections[1:]
+    v = [l for l in load_text(os.path.join(args.results, f"version_{args.only}.txt")).split("\n") if l.strip()]
+    version = (v[0] if v else "unknown") + (" + uncommitted changes in include/ or bench/" if len(v) > 1 else "")
+    load = load_text(os.path.join(args.results, f"load_{args.only}.txt")).strip()
+    run_day = datetime.datetime.fromtimestamp(os.path.getmtime(os.path.join(args.results, f"version_{args.only}.txt")),
+                                              datetime.timezone.utc).strftime("%Y-%m-%d") if v else "unknown day"
+    note = (f"(This section: `bench/run --only {args.only}` at {version}, {run_day}"
+            + (f"; `uptime` as it started: {load}" if load else "") + ".)")
+    for make in PART_SECTIONS[args.only]:
+        new = make(args)
+        if new is None:
+            continue
+        new = new.rstrip() + "\n\n" + note + "\n\n"
+        n = section_number(new)
+        at = next((i for i, b in enumerate(body) if section_number(b) == n), None)
+        if at is not None:
+            body[at] = new
+        else:
+            body.insert(next((i for i, b in enumerate(body) if section_number(b) > n), len(body)), new)
+    return (head + "".join(body)).rstrip() + "\n"
+
+
+def load_text(path):
+    return open(path).read() if os.path.exists(path) else ""
 
 
 def main():
@@ -753,14 +946,21 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--img", required=True)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", choices=sorted(PART_SECTIONS), help="rewrite only this part's sections of --out")
     args = ap.parse_args()
     os.makedirs(args.img, exist_ok=True)
+    if args.only:
+        with open(args.out) as f:
+            page = splice(args, f.read())
+        with open(args.out, "w") as f:
+            f.write(page)
+        return
     parts = ["# devmesh benchmarks\n\n"
              "Generated by `bench/run` (`bench/report.py`) from the results of one run; do not edit by hand. "
              "What each benchmark must show is issue 5; where a target is missed, this page says so.",
              machine_section(args), plan_section(args), names_section(args), compile_section(args),
              init_section(args), collective_section(args), redistribute_section(args),
-             plan_redistribute_section(args), redistribute_pytorch_section(args)]
+             plan_redistribute_section(args), redistribute_pytorch_section(args), plan_ranking_section(args)]
     with open(args.out, "w") as f:
         f.write("\n\n".join(p for p in parts if p is not None).replace("\n\n\n", "\n\n") + "\n")
 

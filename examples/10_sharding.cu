@@ -6,9 +6,13 @@
 //   ... --json   one line per rank: {"rank": r, "coordinate": [...], "local_shape": [...],
 //                "global_offset": [...]} (each rank prints its own; --world: all of them)
 //   ... --to "R,S(1)"         the redistribute plan to another spec: steps, groups, bytes
-//   mpirun -np 8 10_sharding ... --to "R,S(1)" --run   and runs it (tensors of 1 or 2 dims)
+//   mpirun -np 8 10_sharding ... --to "R,S(1)" --run   and runs it (tensors of 1 to 4 dims)
+//   mpirun -np 8 10_sharding --mesh dp=2,tp=4 --calibrate   each dim's links measured (a table)
 //
-// --run starts from the tensor 0, 1, 2, ... (row-major); a Partial source holds, on each
+// --to alone prints the plan chosen by bytes (no device mesh: plan_redistribute(from, to)).
+// --run makes the device mesh and prints and runs the plan it chooses by modelled time, over
+// its links (the defaults, or with --calibrate the ones measured first) for this tensor of
+// float64. It starts from the tensor 0, 1, 2, ... (row-major); a Partial source holds, on each
 // rank, its block multiplied by 1 + the rank's index in the group of the Partial dims, so the
 // tensor it stands for is known. Each rank checks its block after (a Partial target: through
 // full_tensor); --json adds "plan" and "local" (the values after) to each rank's line.
@@ -46,6 +50,7 @@ struct options {
   int world = 0;  // > 0: a simulated world of that many ranks, no MPI
   std::string to;    // --to: the spec to plan a redistribute to
   bool run = false;  // --run: and run it (MPI)
+  bool calibrate = false;  // --calibrate: measure the mesh's links first (MPI)
 };
 
 options parse_args(int argc, char** argv) {
@@ -64,12 +69,15 @@ options parse_args(int argc, char** argv) {
     else if (a == "--world") o.world = std::atoi(value().c_str());
     else if (a == "--to") o.to = value();
     else if (a == "--run") o.run = true;
+    else if (a == "--calibrate") o.calibrate = true;
     else
       throw std::runtime_error("unknown argument '" + std::string(a) +
-                               "' (--mesh, --shape, --placements, --json, --values, --world, --to, --run)");
+                               "' (--mesh, --shape, --placements, --json, --values, --world, --to, --run, --calibrate)");
   }
   if (o.run && o.to.empty()) throw std::runtime_error("--run needs --to (the spec to redistribute to)");
-  if (o.run && o.world > 0) throw std::runtime_error("--run runs on MPI ranks: drop --world");
+  if ((o.run || o.calibrate) && o.world > 0)
+    throw std::runtime_error(std::string(o.run ? "--run" : "--calibrate") + " runs on MPI ranks: drop --world");
+  if (o.calibrate && !o.to.empty() && !o.run) throw std::runtime_error("--calibrate with --to needs --run");
   return o;
 }
 
@@ -161,10 +169,9 @@ int world_size(int simulated) { return simulated; }
 int world_size(const dm::mpi::communicator& world) { return world.size(); }
 #endif
 
-/// The plan from spec to `to`, and what it sends per rank (float64), as text.
-template <class Mesh, class Spec, class E>
-std::string plan_text(const Mesh& mesh, const Spec& spec, const Spec& to, const E& ext) {
-  const auto plan = dm::plan_redistribute(spec, to);
+/// A plan from spec to `to`, and what it sends per rank (float64), as text.
+template <class Mesh, class Spec, class E, class Plan>
+std::string plan_text(const Mesh& mesh, const Spec& spec, const Spec& to, const E& ext, const Plan& plan) {
   std::string s = "redistribute " + dm::to_string(spec) + " -> " + dm::to_string(to) + ": " +
                   std::to_string(plan.collectives()) + " collective(s)\n" + dm::to_string(plan, mesh);
   std::vector<dm::tensor_index> bytes;
@@ -196,12 +203,34 @@ struct run_values {
 };
 
 #if defined(DEVMESH_WITH_MPI)
-/// --run: the plan run on the world's ranks; each rank checks the tensor its block stands for.
+/// --calibrate: the mesh's links measured; rank 0 prints the table, and every rank checks
+/// that all got the same numbers.
+template <class DeviceMesh>
+void calibrate_links(const DeviceMesh& dmesh, const dm::mpi::communicator& world) {
+  const auto c = dm::calibrate(dmesh);
+  std::vector<double> mine, least, most;
+  for (const auto& d : c.dims) mine.push_back(d.cost.latency_us), mine.push_back(d.cost.gbytes_per_s);
+  least = most = mine;
+  world.all_reduce(mine.data(), least.data(), mine.size(), dm::op::min);
+  world.all_reduce(mine.data(), most.data(), mine.size(), dm::op::max);
+  if (dmesh.position() == 0)
+    std::printf("calibrated %s (medians of the slowest rank's times):\n%sthe same on every rank: %s\n\n",
+                dm::to_string(dmesh.layout()).c_str(), dm::to_string(c).c_str(), least == most ? "yes" : "NO");
+  if (least != most) throw std::runtime_error("--calibrate: the ranks measured different links");
+}
+
+/// --run: the plan the device mesh chooses, run on the world's ranks; each rank checks the
+/// tensor its block stands for.
 template <class Mesh, class Spec, class E>
 void run_plan(const options& o, const dm::mpi::communicator& world, const Mesh& mesh, const Spec& spec,
               const Spec& to, const E& ext) {
   auto dmesh = dm::init_device_mesh(world, mesh);
+  if (o.calibrate) calibrate_links(dmesh, world);
   const int r = dmesh.position();
+  const auto plan = dm::plan_redistribute(spec, to, dm::plan_model_of(dmesh, ext, 8));
+  if (r == 0 && !o.json)
+    std::printf("%s links:\n%s%s", dm::to_string(mesh).c_str(), dm::links_table(dmesh).c_str(),
+                plan_text(mesh, spec, to, ext, plan).c_str());
   const run_values<Mesh, Spec> source(mesh, spec, r);
   std::vector<double> in, out(static_cast<std::size_t>(to.local_size(ext, r)));
   for (dm::tensor_index x : held_indices(spec, ext, r)) in.push_back(static_cast<double>(x) * (1 + source.index));
@@ -212,8 +241,8 @@ void run_plan(const options& o, const dm::mpi::communicator& world, const Mesh& 
   for (std::size_t x = 0; x < whole.size(); ++x) right = right && whole[x] == source.tensor(static_cast<dm::tensor_index>(x));
   world.all_reduce(&right, &right, 1, dm::op::min);
   if (o.json) {
-    std::string plan = plan_text(mesh, spec, to, ext), escaped;
-    for (char c : plan) escaped += c == '\n' ? std::string("\\n") : c == '"' ? std::string("\\\"") : std::string(1, c);
+    std::string text = plan_text(mesh, spec, to, ext, plan), escaped;
+    for (char c : text) escaped += c == '\n' ? std::string("\\n") : c == '"' ? std::string("\\\"") : std::string(1, c);
     std::printf("{\"rank\": %d, \"plan\": \"%s\", \"local\": [", r, escaped.c_str());
     for (std::size_t i = 0; i < out.size(); ++i) std::printf("%s%g", i ? ", " : "", out[i]);
     std::printf("], \"right\": %s}\n", right ? "true" : "false");
@@ -234,13 +263,20 @@ void answer(const options& o, const std::vector<dm::tensor_index>& shape, const 
   for (int d = 0; d < R; ++d) all[static_cast<std::size_t>(d)] = shape[static_cast<std::size_t>(d)];
   const auto ext = dm::dextents<R>::from_array(all);
   spec.check(ext);
+  if (o.calibrate && !o.run) {
+#if defined(DEVMESH_WITH_MPI)
+    if constexpr (!std::is_same_v<World, int>) calibrate_links(dm::init_device_mesh(world, mesh), world);
+#endif
+    return;
+  }
   if (!o.to.empty()) {
     const auto to = dm::parse_sharding(o.to, mesh);
     to.check(ext);
-    if (o.run && R != 1 && R != 2) throw std::runtime_error("--run: tensors of 1 or 2 dims here");
-    if (me <= 0 && !(o.run && o.json)) std::printf("%s", plan_text(mesh, spec, to, ext).c_str());
+    if (o.run && R == 0) throw std::runtime_error("--run: tensors of 1 to 4 dims here");
+    if (me <= 0 && !o.run)
+      std::printf("%s", plan_text(mesh, spec, to, ext, dm::plan_redistribute(spec, to)).c_str());
 #if defined(DEVMESH_WITH_MPI)
-    if constexpr ((R == 1 || R == 2) && !std::is_same_v<World, int>)
+    if constexpr (R >= 1 && !std::is_same_v<World, int>)
       if (o.run) run_plan(o, world, mesh, spec, to, ext);
 #endif
     return;

@@ -8,3 +8,5 @@
 #include "redistribute/executor.hpp"
 #include "redistribute/redistribute.hpp"
 #include "redistribute/distribute.hpp"
+#include "redistribute/links.hpp"
+#include "redistribute/calibrate.hpp"

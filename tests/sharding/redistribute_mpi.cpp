@@ -19,6 +19,7 @@
 #include <limits>
 #include <span>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <map>
 #include <memory>
@@ -250,6 +251,70 @@ TEST_CASE("static specs, other element types: S(0),S(0) -> R,S(0), P(sum),R -> R
   for (std::int64_t x = 0; x < 65; ++x) CHECK(whole[static_cast<std::size_t>(x)] == 5 * x);
 }
 
+TEST_CASE("calibrate: every dim measured, the same answer on every rank, kept by the mesh; options.links first") {
+  if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
+  auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{});
+  for (const auto& l : dm::mesh_links(mesh))  // before: the default within a node (no topology asked for)
+    CHECK((l.source == dm::link_source::within_node && l.cost == dm::link_cost::shared_memory()));
+  dm::calibrate_options quick;
+  quick.latency_reps = 5, quick.bandwidth_reps = 3, quick.probe_bytes = 1 << 16;
+  const auto c = dm::calibrate(mesh, quick);
+  REQUIRE(c.dims.size() == 2);
+  std::vector<double> mine;
+  for (const auto& d : c.dims) {
+    CHECK((d.latency_us > 0 && d.probe_us > 0 && d.cost.latency_us == d.latency_us && d.cost.gbytes_per_s > 0));
+    CHECK(d.probe_bytes == (d.size - 1) * ((std::size_t{1} << 16) / 8 / (d.size - 1)) * 8);
+    mine.push_back(d.latency_us), mine.push_back(d.cost.gbytes_per_s);
+  }
+  CHECK((c.dims[0].name == "dp" && c.dims[0].size == 2 && c.dims[1].name == "tp" && c.dims[1].size == 4));
+  std::vector<double> least(mine.size()), most(mine.size());  // every rank the same numbers
+  MPI_Allreduce(mine.data(), least.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(mine.data(), most.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  CHECK(least == most);
+  const auto links = dm::mesh_links(mesh);
+  for (std::size_t d = 0; d < 2; ++d)
+    CHECK((links[d].source == dm::link_source::measured && links[d].cost == c.dims[d].cost));
+  CHECK(dm::to_string(c).find("tp          4") != std::string::npos);
+  CHECK(dm::links_table(mesh).find("calibrate") != std::string::npos);
+
+  dm::device_mesh_options<dm::mpi::communicator> o;  // an option comes before a measurement
+  o.links["dp"] = dm::link_cost::network();
+  auto set = dm::init_device_mesh(dm::mpi::world(), mesh24{}, o);
+  dm::calibrate(set, quick);
+  CHECK((dm::mesh_links(set)[0].source == dm::link_source::option && dm::mesh_links(set)[0].cost == dm::link_cost::network()));
+  CHECK(dm::mesh_links(set)[1].source == dm::link_source::measured);
+}
+
+/// The collectives a redistribute issued on this rank, from the mesh's flight record: "what on
+/// channel" for the calls after the first `skip` recorded.
+template <class DeviceMesh>
+std::vector<std::string> calls_after(const DeviceMesh& mesh, std::uint64_t skip) {
+  std::vector<std::string> out;
+  for (const auto& e : mesh.flight_record().entries)
+    if (e.id > skip) out.push_back(std::string(e.what) + " on " + e.on->name);
+  return out;
+}
+
+TEST_CASE("the plan follows the links: with dp across nodes a Partial over (dp, tp) is reduced within tp first") {
+  if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
+  using summed = dm::sharding<mesh24, dm::on<"dp", dm::partial<dm::reduction::sum>>, dm::on<"tp", dm::partial<dm::reduction::sum>>>;
+  const dm::extents<256, 256> ext;  // 512 KiB of float64: past the links' latencies
+  std::vector<double> in(256 * 256), out(256 * 256);
+  const auto run = [&](const auto& mesh) {
+    for (std::size_t x = 0; x < in.size(); ++x) in[x] = static_cast<double>(x) * (1 + mesh.position());
+    const std::uint64_t before = mesh.flight_record().recorded;
+    dm::redistribute(mesh, summed{}, dm::sharding<mesh24>{}, ext, in, out);
+    for (std::size_t x = 0; x < out.size(); ++x) REQUIRE(out[x] == 36.0 * static_cast<double>(x));  // 1 + ... + 8
+    return calls_after(mesh, before);
+  };
+  // uniform links (the default on one node): one all_reduce over the flattened group
+  CHECK(run(dm::init_device_mesh(dm::mpi::world(), mesh24{})) == std::vector<std::string>{"all_reduce on dp_tp"});
+  dm::device_mesh_options<dm::mpi::communicator> o;
+  o.links["dp"] = dm::link_cost::network(), o.links["tp"] = dm::link_cost::nvlink();
+  CHECK(run(dm::init_device_mesh(dm::mpi::world(), mesh24{}, o)) ==
+        std::vector<std::string>{"reduce_scatterv on tp", "all_reduce on dp", "all_to_allv on tp"});
+}
+
 TEST_CASE("misuse throws before any communication, with the call in the message") {
   if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
   auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{});
@@ -303,6 +368,24 @@ TEST_CASE("with the check mode, a rank's wrong size or another spec throws on ev
   };
   CHECK_THROWS_WITH_AS(other(), doctest::Contains("S(0),S(1)"), dm::mesh_error);
   dm::redistribute(mesh, rows{}, cols{}, ext, in, out);  // and the mesh still works
+}
+
+TEST_CASE("with the check mode, ranks whose links choose another plan throw on every rank, before any step") {
+  if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
+  dm::device_mesh_options<dm::mpi::communicator> o;
+  o.check_collectives = true;
+  auto uniform = dm::init_device_mesh(dm::mpi::world(), mesh24{}, o);
+  if (uniform.position() == 3) o.links["dp"] = dm::link_cost::network(), o.links["tp"] = dm::link_cost::nvlink();
+  auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{}, o);  // rank 3's options differ
+  using summed = dm::sharding<mesh24, dm::on<"dp", dm::partial<dm::reduction::sum>>, dm::on<"tp", dm::partial<dm::reduction::sum>>>;
+  const dm::extents<256, 256> ext;
+  std::vector<double> in(256 * 256, 1.0), out(256 * 256);
+  const std::uint64_t before = mesh.flight_record().recorded;
+  CHECK_THROWS_WITH_AS(dm::redistribute(mesh, summed{}, dm::sharding<mesh24>{}, ext, in, out),
+                       doctest::Contains("plan reduce_scatter(tp) all_reduce(dp) all_gather(tp)"), dm::mesh_error);
+  CHECK(calls_after(mesh, before).size() <= 1);  // the agreement alone, no step
+  dm::redistribute(uniform, summed{}, dm::sharding<mesh24>{}, ext, in, out);  // alike links: it runs
+  CHECK(out[0] == 8.0);
 }
 
 TEST_CASE("distribute (from every rank, from a root), full_tensor and check_from_local on every recorded target") {

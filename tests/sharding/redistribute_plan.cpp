@@ -5,12 +5,13 @@
 // says, refusing a step its kind cannot do (a local step that needs data it lacks, a gather
 // whose result is not the group's blocks, a reduction over ranks that do not hold the same
 // elements). Then, per pair: the values after equal PyTorch's (or, for a Partial target, reduce
-// to the same tensor); no rank sends more bytes than under PyTorch's plan and no more
-// collectives are issued; and without Partial placements, the bytes are within 1.25x of the
-// lower bound (each rank receives only what its new block lacks); no pair moves less than a
-// bound on any plan (any_plan_bound), which sums to more than 0.5x PyTorch's bytes: issue 20's
-// goal of 0.5x in total is out of reach of every plan. The pairs PyTorch refuses (R -> P) are
-// planned and checked too.
+// to the same tensor); planned by bytes, no rank sends more bytes than under PyTorch's plan;
+// planned by modelled time (issue 42: uniform links and a slow dim, small and large tensors),
+// no plan is slower than PyTorch's under the same model, nor sends more bytes in all; without
+// Partial placements, the bytes are within 1.25x of the lower bound (each rank receives only
+// what its new block lacks); no pair moves less than a bound on any plan (any_plan_bound).
+// The pairs PyTorch refuses (R -> P) are planned and checked too. Random and exhaustive pairs
+// are planned by bytes and by random models, and simulated; static plans are pinned.
 #include "pytorch_data.hpp"
 #include "random_specs.hpp"
 
@@ -165,10 +166,9 @@ bool simulate(const Mesh& m, const dm::plan_step<N>& s, const E& ext, values& v,
         }
       }
     });
-    if (s.kind == dm::step_kind::local)  // a block made Partial(sum) keeps every element it held
-      for (int d = 0; d < Mesh::ndim; ++d)
-        if (s.after.at[d].is_partial() && !s.before.at[d].is_partial() && s.after.at[d].op == dm::reduction::sum &&
-            !s.before.at[d].is_replicate())
+    if (s.kind == dm::step_kind::local)  // a step that makes a dim Partial(sum) keeps every element it held
+      for (int d = 0; d < Mesh::ndim; ++d)  // (redistribute's run_local: it slices nothing then)
+        if (s.after.at[d].is_partial() && !s.before.at[d].is_partial() && s.after.at[d].op == dm::reduction::sum)
           for_each_held(before, ext, r, [&](dm::tensor_index, dm::tensor_index x) {
             if (std::isnan(out[r][x])) ok = false, why = "a block made Partial loses an element it held";
           });
@@ -256,12 +256,111 @@ double any_plan_bound(const Mesh& m, const Spec& src, const Spec& dst, const E& 
 
 // ---- totals over every pair ----------------------------------------------------------------
 struct totals {
-  int pairs = 0, refused_by_pytorch = 0, cheaper = 0, fewer_collectives = 0;
+  int pairs = 0, refused_by_pytorch = 0, cheaper = 0, fewer_collectives = 0, more_collectives = 0;
+  int model_checks = 0, model_faster = 0;  // plans chosen by modelled time, and those faster than PyTorch's
+  int model_slower_strided = 0;            // and those slower (explicit orders on uneven extents only)
   double ours = 0, theirs = 0;
   double bound_plain = 0, ours_plain = 0, theirs_plain = 0;  // over the pairs without Partial
   double bound_any = 0;  // any_plan_bound, over every pair
   std::string table;  // one line per pair, for docs/sharding.md (DEVMESH_PLAN_TABLE=path)
 };
+
+// ---- plans chosen by modelled time, against PyTorch's plan under the same model ------------
+/// Link tables the recorded pairs are planned with (per mesh dim; a mesh uses its first dims).
+struct link_table {
+  const char* name;
+  dm::link_cost links[3];
+};
+constexpr link_table link_tables[] = {
+    {"uniform shared memory", {dm::link_cost::shared_memory(), dm::link_cost::shared_memory(), dm::link_cost::shared_memory()}},
+    {"uniform NVLink", {dm::link_cost::nvlink(), dm::link_cost::nvlink(), dm::link_cost::nvlink()}},
+    {"dp across nodes", {dm::link_cost::network(), dm::link_cost::nvlink(), dm::link_cost::nvlink()}},
+    {"the last dim across nodes", {dm::link_cost::nvlink(), dm::link_cost::nvlink(), dm::link_cost::network()}},
+};
+/// Scales of the recorded tensors: each element stands for this many float64s (1: 512 B for
+/// 8x8, latency-bound; 65,536: 32 MiB, bandwidth-bound). The blocks' proportions stay.
+constexpr double tensor_scales[] = {1, 1024, 65536};
+
+/// The model of table t for mesh Mesh (its first ndim links), a tensor of extents ext whose
+/// elements are element_bytes each.
+template <class Mesh, class E>
+dm::plan_model<Mesh::ndim_with_aliases> model_of(const link_table& t, const E& ext, dm::tensor_index element_bytes) {
+  dm::plan_model<Mesh::ndim_with_aliases> model{};
+  for (int d = 0; d < Mesh::ndim; ++d) model.links[d] = t.links[Mesh::ndim == 1 ? 0 : d];
+  return model.tensor(ext, element_bytes);
+}
+
+/// PyTorch's recorded plan priced by `model`: each collective (one mesh dim each) its dim's
+/// latency plus the most bytes a rank sent in it, times `scale`, over the dim's bandwidth.
+template <int N>
+double pytorch_time_us(const json& c, const dm::plan_model<N>& model, double scale) {
+  double t = 0;
+  for (const json& s : c["steps"].items) {
+    if (!s.has("collective")) continue;  // a local step
+    double most = 0;
+    for (const json& b : s["bytes_sent_per_rank"].items) most = std::max(most, b.num);
+    t += model.links[static_cast<int>(s["mesh_dim"].num)].time_us(most * scale);
+  }
+  return t;
+}
+
+/// True if spec s has an explicit shard order on a tensor dim whose extent its shards do not
+/// divide (uneven _StridedShard blocks).
+template <class Spec, class E>
+bool strided_uneven(const Spec& s, const E& ext) {
+  for (int t = 0; t < E::rank_value; ++t) {
+    bool strided = s.table().ordered(t);
+    dm::tensor_index shards = 1;
+    for (int d = 0; d < s.mesh().ndim; ++d)
+      if (s.table().at[d].is_shard() && s.table().at[d].tensor_dim == t)
+        shards *= s.mesh().size(d), strided = strided || s.table().at[d].split_factor > 1;
+    if (strided && ext.extent(t) % shards != 0) return true;
+  }
+  return false;
+}
+
+/// The recorded pair planned by modelled time under every link table and tensor scale: never
+/// slower than PyTorch's plan under the same model, never more bytes in all, and run right
+/// by the simulator (values as the source stands for).
+template <int R, class Mesh, class Spec, class E>
+void check_models(const json& c, const Mesh& m, const Spec& src, const Spec& dst, const E& ext, totals& sum) {
+  const dm::tensor_index numel = ext.size();
+  double their_bytes = 0;
+  for (const json& b : c["bytes_sent_per_rank"].items) their_bytes += b.num;
+  for (const auto& table : link_tables)
+    for (double scale : tensor_scales) {
+      const auto model = model_of<Mesh>(table, ext, static_cast<dm::tensor_index>(8 * scale));
+      const auto plan = dm::plan_redistribute(src, dst, model);
+      CAPTURE(std::string(table.name));
+      CAPTURE(scale);
+      CAPTURE(dm::to_string(plan, m));
+      values v = source_values(m, src, ext, numel);  // the plan runs, and gives the source's tensor
+      const std::vector<double> full = reduced(m, src.table(), v);
+      for (int k = 0; k < plan.count; ++k) {
+        std::string why;
+        REQUIRE_MESSAGE(simulate(m, plan[k], ext, v, why), why);
+      }
+      const std::vector<double> after = reduced(m, dst.table(), v);
+      for (dm::tensor_index x = 0; x < numel; ++x) REQUIRE(after[x] == doctest::Approx(full[x]));
+      const double ours = dm::modelled_time_us(m, plan, ext, static_cast<dm::tensor_index>(8 * scale), model);
+      const double theirs = pytorch_time_us(c, model, scale);
+      // PyTorch plans explicit shard orders (_StridedShard) by a graph search whose per-dim
+      // gathers of uneven strided cuts devmesh's table-only steps do not make: there, under a
+      // slow dim, devmesh may be slower (counted, and pinned below)
+      if (strided_uneven(src, ext) && ours > theirs * (1 + 1e-12)) {
+        ++sum.model_slower_strided;
+        MESSAGE(c["id"].str << " under '" << std::string(table.name) << "' x" << scale << ": modelled " << ours << " us, PyTorch's "
+                            << theirs << " us");
+      } else {
+        CHECK_MESSAGE(ours <= theirs * (1 + 1e-12), "modelled " << ours << " us against PyTorch's " << theirs << " us");
+      }
+      double bytes = 0;
+      for (int r = 0; r < m.size(); ++r) bytes += static_cast<double>(dm::bytes_sent(m, plan, ext, r, 8));
+      CHECK_MESSAGE(bytes <= their_bytes, "bytes " << bytes << " against PyTorch's " << their_bytes);
+      ++sum.model_checks;
+      sum.model_faster += ours < theirs * (1 - 1e-12);
+    }
+}
 
 template <int R, class Mesh>
 void check_pair(const json& c, totals& sum) {
@@ -275,7 +374,10 @@ void check_pair(const json& c, totals& sum) {
   for (const json& p : c["src"].items) ps.push_back(parse_placement(p.str));
   for (const json& p : c["dst"].items) pd.push_back(parse_placement(p.str));
   const auto src = spec_of(m, ps, sizes), dst = spec_of(m, pd, sizes);
-  const auto plan = dm::plan_redistribute(src, dst);
+  dm::plan_model<Mesh::ndim_with_aliases> by_bytes{};  // no links: chosen by bytes, the tensor known
+  by_bytes.tensor(ext, 8);
+  const auto plan = dm::plan_redistribute(src, dst, by_bytes);
+  if (!c.has("error")) check_models<R>(c, m, src, dst, ext, sum);
   REQUIRE(plan.count <= plan.capacity);
   CAPTURE(dm::to_string(plan, m));
 
@@ -337,7 +439,6 @@ void check_pair(const json& c, totals& sum) {
   }
   int their_collectives = 0;
   for (const json& n : c["collectives"].items) their_collectives += static_cast<int>(n.num);
-  CHECK(plan.collectives() <= their_collectives);
   ++sum.pairs;
   sum.ours += our_total, sum.theirs += their_total;
   // a plan the simulator ran cannot beat a bound on every plan: else the bound or the cost model is wrong
@@ -347,10 +448,11 @@ void check_pair(const json& c, totals& sum) {
   if (!partial) sum.bound_plain += bound, sum.ours_plain += our_total, sum.theirs_plain += their_total;
   sum.cheaper += our_total < their_total;
   sum.fewer_collectives += plan.collectives() < their_collectives;
+  sum.more_collectives += plan.collectives() > their_collectives;
   if (std::getenv("DEVMESH_PLAN_TABLE")) sum.table += dm::to_string(plan, m);
   sum.table += c["id"].str + " " + std::to_string(static_cast<long long>(their_total)) + " " +
                std::to_string(static_cast<long long>(our_total)) + " " + std::to_string(their_collectives) + " " +
-               std::to_string(plan.collectives()) + "\n";
+               std::to_string(plan.collectives()) + " " + std::to_string(static_cast<long long>(least)) + "\n";
 }
 
 template <class Mesh>
@@ -362,14 +464,15 @@ void check_pair(const json& c, totals& sum) {
 }
 
 // ---- random and exhaustive pairs, run on the simulator -------------------------------------
-/// Plans and simulates src -> dst on m: every step feasible and changing a block, the values
-/// after stand for the source's tensor; without Partial, within 1.25x of the lower bound
-/// (each rank receives only what it lacks) where `bounded`.
+/// Plans and simulates src -> dst on m (by bytes, or by `model`): every step feasible and
+/// changing a block, the values after stand for the source's tensor; without Partial, within
+/// 1.25x of the lower bound (each rank receives only what it lacks) where `bounded`.
 template <class Mesh, class Spec, class E>
-void simulate_pair(const Mesh& m, const Spec& src, const Spec& dst, const E& ext, bool bounded) {
+void simulate_pair(const Mesh& m, const Spec& src, const Spec& dst, const E& ext, bool bounded,
+                   const dm::plan_model<Mesh::ndim_with_aliases>* model = nullptr) {
   dm::tensor_index numel = 1;
   for (auto e : ext.shape()) numel *= e;
-  const auto plan = dm::plan_redistribute(src, dst);
+  const auto plan = model ? dm::plan_redistribute(src, dst, *model) : dm::plan_redistribute(src, dst);
   CAPTURE(dm::to_string(src));
   CAPTURE(dm::to_string(dst));
   CAPTURE(dm::to_string(plan, m));
@@ -391,19 +494,28 @@ void simulate_pair(const Mesh& m, const Spec& src, const Spec& dst, const E& ext
   CHECK_MESSAGE(ours <= 1.25 * bound, "bytes " << ours << " against a lower bound of " << bound);
 }
 
-/// Plans and simulates `pairs` random pairs on m (simulate_pair). Returns the number of pairs.
+/// Plans and simulates `pairs` random pairs on m (simulate_pair), by bytes and by a random
+/// model. Returns the number of plans.
 template <int R, class Mesh>
 int simulate_random(const Mesh& m, const std::array<dm::tensor_index, R>& shape, int pairs, std::mt19937& rng) {
   const auto ext = dm::dextents<R>::from_array(shape);
+  const dm::link_cost links[] = {dm::link_cost::shared_memory(), dm::link_cost::nvlink(), dm::link_cost::network()};
   for (int i = 0; i < pairs; ++i) {
     const auto src = random_spec<R>(m, rng), dst = random_spec<R>(m, rng);
     simulate_pair(m, src, dst, ext, false);
+    // and by a random model: each dim's links one of the three defaults, a tensor of 64 B to 1 GB
+    dm::plan_model<Mesh::ndim_with_aliases> model{};
+    for (int d = 0; d < Mesh::ndim; ++d) model.links[d] = links[rng() % 3];
+    model.tensor_bytes = std::pow(10.0, 2 + static_cast<double>(rng() % 8));
+    model.tensor_rank = R;
+    simulate_pair(m, src, dst, ext, false, &model);
   }
-  return pairs;
+  return 2 * pairs;
 }
 
 /// Every pair of specs on m whose dims are each R, S(0), S(1) or P(sum), for a 2-D tensor of
-/// `shape`, simulated (simulate_pair; bounded where neither has a Partial). Returns the number.
+/// `shape`, simulated (simulate_pair; bounded where neither has a Partial), planned by bytes and
+/// by a model whose first dim is slow. Returns the number of pairs.
 template <class Mesh>
 int simulate_every_pair(const Mesh& m, const std::array<dm::tensor_index, 2>& shape) {
   const auto ext = dm::dextents<2>::from_array(shape);
@@ -417,11 +529,16 @@ int simulate_every_pair(const Mesh& m, const std::array<dm::tensor_index, 2>& sh
   };
   int specs = 1, pairs = 0;
   for (int d = 0; d < Mesh::ndim; ++d) specs *= 4;
+  dm::plan_model<Mesh::ndim_with_aliases> slow_first{};  // dim 0 across nodes, a large tensor
+  for (int d = 0; d < Mesh::ndim; ++d) slow_first.links[d] = d == 0 ? dm::link_cost::network() : dm::link_cost::nvlink();
+  slow_first.tensor_bytes = 1e8;
+  slow_first.tensor_rank = 2;
   for (int a = 0; a < specs; ++a)
     for (int b = 0; b < specs; ++b, ++pairs) {
       bool partial = false;
       const auto src = spec(a, partial), dst = spec(b, partial);
       simulate_pair(m, src, dst, ext, !partial);
+      simulate_pair(m, src, dst, ext, false, &slow_first);
     }
   return pairs;
 }
@@ -533,6 +650,31 @@ static_assert(scatter_then_move.count == 2 && scatter_then_move[0].kind == dm::s
 static_assert(scatter_then_move[0].after == cols_rows{}.table());
 static_assert(bytes_8x8(scatter_then_move) == 3328);
 
+// [R, P(sum)] -> [R, S(1)] (issue 42): the replicas of tp's reduction (dp) split it. dp cuts
+// the rows first, tp reduce-scatters its columns within each dp half, and dp gathers the rows
+// back: 2,048 B over the 8 ranks, the bound; one reduce_scatter over tp, as PyTorch and devmesh
+// before issue 42 planned it, sends 3,072 B.
+using summed_on_tp_cols = dm::sharding<mesh24, dm::on<"tp", dm::shard<1>>>;  // [R, S(1)]
+constexpr auto split_replicas = dm::plan_redistribute(summed_on_tp{}, summed_on_tp_cols{});
+static_assert(split_replicas.count == 3 && split_replicas[0].kind == dm::step_kind::local &&
+              split_replicas[1].kind == dm::step_kind::reduce_scatter && split_replicas[1].group == 0b10u &&
+              split_replicas[2].kind == dm::step_kind::all_gather && split_replicas[2].group == 0b01u);
+// From the blocks: after the slice rank (d, t) holds rows 4d..4d+3 (N = 32 elements) and keeps
+// columns 2t, 2t + 1 of them (8): 24 elements sent; the all_gather over dp sends those 8 to the
+// other dp rank: 8 ranks x 32 elements = 256, 2,048 B
+static_assert(bytes_8x8(split_replicas) == 2048);
+
+// A gradient that tensor parallelism replicates (issue 42): P(sum) over dp = 8, tp = 8 replicas,
+// to [S(0), R]. tp cuts each future dp block first (_StridedShard(0, 8)), dp reduce-scatters an
+// eighth of the tensor, tp gathers its rows back: 14/64 of the tensor per rank (64x64 float64:
+// 7,168 B), where one reduce_scatter over dp sends 7/8 of it (28,672 B)
+using mesh88 = dm::mesh<dm::dim<"dp", 8>, dm::dim<"tp", 8>>;
+constexpr auto replicated_gradient = dm::plan_redistribute(
+    dm::sharding<mesh88, dm::on<"dp", dm::partial<dm::reduction::sum>>>{}, dm::sharding<mesh88, dm::on<"dp", dm::shard<0>>>{});
+static_assert(replicated_gradient.count == 3 && replicated_gradient[1].kind == dm::step_kind::reduce_scatter &&
+              replicated_gradient[2].kind == dm::step_kind::all_gather && replicated_gradient[2].group == 0b10u);
+static_assert(dm::bytes_sent(mesh88{}, replicated_gradient, dm::extents<64, 64>{}, 0, 8) == 7168);
+
 // A dim of size 1 holds the whole tensor whatever it says: no collective over one rank.
 using mesh14 = dm::mesh<dm::dim<"dp", 1>, dm::dim<"tp", 4>>;
 static_assert(dm::plan_redistribute(dm::sharding<mesh14, dm::on<"dp", dm::partial<dm::reduction::sum>>>{},
@@ -557,22 +699,117 @@ TEST_SUITE("sharding_redistribute_plan") {
     }
     MESSAGE(sum.pairs << " pairs against PyTorch: " << sum.ours << " B against " << sum.theirs << " B ("
                       << sum.ours / sum.theirs << "x), cheaper on " << sum.cheaper << ", fewer collectives on "
-                      << sum.fewer_collectives << "; " << sum.refused_by_pytorch << " pairs PyTorch refuses, planned; "
+                      << sum.fewer_collectives << ", more on " << sum.more_collectives << "; "
+                      << sum.refused_by_pytorch << " pairs PyTorch refuses, planned; "
                       << "without Partial: " << sum.ours_plain << " B against " << sum.theirs_plain
                       << " B, the lower bound " << sum.bound_plain << " B; any plan: at least " << sum.bound_any
-                      << " B (" << sum.bound_any / sum.theirs << "x)");
+                      << " B (" << sum.bound_any / sum.theirs << "x PyTorch's; devmesh " << sum.ours / sum.bound_any
+                      << "x it); by modelled time, " << sum.model_checks << " plans, " << sum.model_faster
+                      << " faster than PyTorch's under the same model, " << sum.model_slower_strided
+                      << " slower (uneven _StridedShard sources)");
     CHECK(sum.pairs >= 500);
     // Without Partial placements every plan moves exactly the lower bound (0.40x PyTorch's
-    // bytes). Over every pair, 0.533x. Issue 20's goal of 0.5x cannot be reached by any plan:
-    // the bound on every plan (any_plan_bound) sums to 0.5007x PyTorch's bytes on these pairs.
+    // bytes). Over every pair, 0.518x PyTorch's bytes and 1.034x the bound on any plan
+    // (any_plan_bound, which sums to 0.5007x PyTorch's): issue 42's goal of 1.02x is missed.
+    // What is left above the bound is docs/sharding.md's: pairs whose bound no plan reaches
+    // (S(0),P(sum) -> P(sum),R: every tp group must learn all four partial sums, six messages
+    // per element where the bound counts four) and cuts only an explicit order could make.
     CHECK(sum.ours_plain == sum.bound_plain);
-    CHECK(sum.ours <= 0.533 * sum.theirs);
+    CHECK(sum.ours <= 0.518 * sum.theirs);
+    CHECK(sum.ours <= 1.035 * sum.bound_any);
     CHECK(sum.bound_any > 0.5 * sum.theirs);
+    // By modelled time, never slower than PyTorch's plan under the same model but for 3 of the
+    // 6,108: uneven _StridedShard sources (5x3 and 13x6) with dp across nodes
+    CHECK(sum.model_checks == 509 * 4 * 3);
+    CHECK(sum.model_slower_strided == 3);
     if (const char* path = std::getenv("DEVMESH_PLAN_TABLE")) std::ofstream(path) << sum.table;
   }
 }
 
+// ---- a slow dim, simulated: the plans the model changes --------------------------------------
+/// One recorded pair planned under two link tables for a 32 MiB tensor (the 8x8 pairs, each
+/// element standing for 65,536 float64s): the plans, and both plans' modelled time under the
+/// second table.
+struct changed_plan {
+  std::string id, uniform, slow;
+  double uniform_us = 0, slow_us = 0;
+};
+
+template <int R, class Mesh>
+void plan_both(const json& c, std::vector<changed_plan>& changed, int& hierarchical_on_uniform) {
+  std::vector<int> sizes;
+  const Mesh m = mesh_of<Mesh>(c, sizes);
+  std::array<dm::tensor_index, R> shape{};
+  for (int t = 0; t < R; ++t) shape[t] = static_cast<dm::tensor_index>(c["tensor_shape"].items[t].num);
+  const auto ext = dm::dextents<R>::from_array(shape);
+  std::vector<parsed> ps, pd;
+  for (const json& p : c["src"].items) ps.push_back(parse_placement(p.str));
+  for (const json& p : c["dst"].items) pd.push_back(parse_placement(p.str));
+  const auto src = spec_of(m, ps, sizes), dst = spec_of(m, pd, sizes);
+  constexpr dm::tensor_index element = 8 * 65536;
+  const auto uniform = model_of<Mesh>(link_tables[1], ext, element), slow = model_of<Mesh>(link_tables[2], ext, element);
+  const auto a = dm::plan_redistribute(src, dst, uniform), b = dm::plan_redistribute(src, dst, slow);
+  for (const auto& step : a) hierarchical_on_uniform += std::string(step.why).rfind("hierarchical", 0) == 0;
+  const std::string sa = dm::to_string(a, m), sb = dm::to_string(b, m);
+  if (sa == sb) return;
+  changed.push_back({c["id"].str, sa, sb, dm::modelled_time_us(m, a, ext, element, slow),
+                     dm::modelled_time_us(m, b, ext, element, slow)});
+}
+
 TEST_SUITE("sharding_redistribute_plan") {
+  TEST_CASE("a slow dim (dp across nodes, simulated): the plans that change, pinned; none on uniform links") {
+    const json data = load(DEVMESH_PYTORCH_REDISTRIBUTE_JSON);
+    std::vector<changed_plan> changed;
+    int pairs = 0, hierarchical_on_uniform = 0;
+    for (const json& c : data["cases"].items) {
+      const auto& shape = c["tensor_shape"].items;
+      if (c["mesh"]["shape"].items.size() < 2 || shape.size() != 2 || shape[0].num != 8 || shape[1].num != 8) continue;
+      ++pairs;
+      c["mesh"]["shape"].items.size() == 2 ? plan_both<2, mesh2>(c, changed, hierarchical_on_uniform)
+                                           : plan_both<2, mesh3>(c, changed, hierarchical_on_uniform);
+    }
+    std::string table = "| pair | uniform NVLink | dp across nodes | time under the slow dp: uniform's plan | its own |\n";
+    const auto cell = [](const std::string& plan) {  // the steps without their reasons, one per line
+      std::string out;
+      for (std::size_t at = 0; at < plan.size();) {
+        const std::size_t end = plan.find('\n', at), why = plan.find("  (", at);
+        out += (out.empty() ? "" : "<br>") + plan.substr(at, std::min(end, why) - at);
+        at = end == std::string::npos ? plan.size() : end + 1;
+      }
+      return out;
+    };
+    for (const auto& x : changed)
+      table += "| `" + x.id + "` | " + cell(x.uniform) + " | " + cell(x.slow) + " | " +
+               std::to_string(static_cast<int>(x.uniform_us)) + " us | " + std::to_string(static_cast<int>(x.slow_us)) +
+               " us |\n";
+    if (const char* path = std::getenv("DEVMESH_SLOW_DIM_TABLE")) std::ofstream(path) << table;
+    MESSAGE(pairs << " pairs of 8x8 on 2-D and 3-D meshes; " << changed.size() << " plans change with dp across nodes:\n"
+                  << table);
+    // Never a hierarchical plan on uniform links (issue 42: only where the model says so).
+    CHECK(hierarchical_on_uniform == 0);
+    // Each changed plan is faster under the slow dp than the uniform links' plan (the model's
+    // own choice), and the changes pinned: the count, and the hierarchical reductions.
+    for (const auto& x : changed) CHECK_MESSAGE(x.slow_us < x.uniform_us, x.id);
+    CHECK(changed.size() == 35);
+    const auto find = [&](const char* id) -> const changed_plan* {
+      for (const auto& x : changed)
+        if (x.id == id) return &x;
+      return nullptr;
+    };
+    const auto* all_reduced = find("2x4:8x8:P(sum),P(sum)->R,R");
+    REQUIRE(all_reduced != nullptr);
+    CHECK(all_reduced->uniform == "1. all_reduce over (dp, tp) sum: P(sum),P(sum) -> R,R  (Partial to Replicate: one "
+                                  "all_reduce over the dims' group)\n");
+    CHECK(all_reduced->slow.find("1. reduce_scatter over (tp) sum: P(sum),P(sum) -> P(sum),S(0)") == 0);
+    CHECK(all_reduced->slow.find("2. all_reduce over (dp) sum: P(sum),S(0) -> R,S(0)") != std::string::npos);
+    CHECK(all_reduced->slow.find("3. all_gather over (tp): R,S(0) -> R,R") != std::string::npos);
+    CHECK(all_reduced->slow_us < 0.3 * all_reduced->uniform_us);
+    const auto* scattered = find("2x4:8x8:P(sum),P(sum)->S(0),S(0)");
+    REQUIRE(scattered != nullptr);
+    CHECK(scattered->slow.find("1. reduce_scatter over (tp) sum: P(sum),P(sum) -> P(sum),_S(0,2)") == 0);
+    CHECK(scattered->slow.find("2. reduce_scatter over (dp) sum: P(sum),_S(0,2) -> S(0),S(0)") != std::string::npos);
+  }
+
   TEST_CASE("random pairs on every mesh of 1 to 8 ranks (size-1 dims, explicit orders): feasible and right") {
     std::mt19937 rng(20261126);
     int pairs = 0;
@@ -602,6 +839,7 @@ TEST_SUITE("sharding_redistribute_plan") {
     CHECK(bytes_8x8(exchange_filled) == bound(cols_rows{}, rows_summed_on_tp{}));
     CHECK(bytes_8x8(exchange_kept) == bound(rows_twice{}, summed_rows_on_tp{}));
     CHECK(bytes_8x8(reduce_strided) == bound(grads{}, rows_twice{}));
+    CHECK(bytes_8x8(split_replicas) == bound(summed_on_tp{}, summed_on_tp_cols{}));
     // The reduce_scatter before the exchange costs more than the bound (3,072 B): a bound.
     CHECK(bytes_8x8(scatter_then_move) > bound(cols_summed_on_tp{}, rows_on_dp{}));
   }

@@ -5,8 +5,11 @@
 //
 //   dm::redistribute(mesh, from, to, dm::dextents<2>(13, 6), in, out);   // every rank of mesh
 //
-// On backends with the v-collectives all_to_allv and reduce_scatterv: MPI (host memory) and
-// NCCL (device memory and a stream: the steps' copies are enqueued on it too, memory.hpp).
+// The plan is chosen by modelled time (sharding/plan_model.hpp) over the mesh's links
+// (links.hpp: options.links, calibrate's measurements, or the topology's defaults) for the
+// tensor's extents and element size. On backends with the v-collectives all_to_allv and
+// reduce_scatterv: MPI (host memory) and NCCL (device memory and a stream: the steps' copies are
+// enqueued on it too, memory.hpp).
 // Every rank of the mesh calls it with the same specs and extents; a step over several dims
 // that has no communicator yet makes one, collectively as flatten() does.
 #pragma once
@@ -15,6 +18,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "../core/diagnostics.hpp"
 #include "../runtime/backend.hpp"
@@ -25,6 +29,7 @@
 #include "call.hpp"
 #include "executor.hpp"
 #include "kept.hpp"
+#include "links.hpp"
 #include "memory.hpp"
 
 namespace devmesh {
@@ -40,12 +45,12 @@ concept runs_redistribute = step_memory<memory_space_t<Comm>, typename Comm::str
                               c.reduce_scatterv(s, r, n, element_type_of<T>, o, typename Comm::stream_type{});
                             };
 
-/// The plan from `from` to `to`: for a static pair, read in place; for a dynamic pair, kept by
-/// the calling thread for its next call with the same specs on the same mesh (the last 8
-/// kept), as PyTorch caches its plans: a training loop plans once. The reference is valid
-/// until this thread keeps another plan (redistribute reads it within one call).
-/// plan_redistribute itself always plans (what bench/plan_redistribute times against
-/// PyTorch's planner).
+/// The plan from `from` to `to` by bytes (plan_redistribute(from, to)): for a static pair, read
+/// in place; for a dynamic pair, kept by the calling thread for its next call with the same
+/// specs on the same mesh (the last 8 kept), as PyTorch caches its plans. The reference is
+/// valid until this thread keeps another plan. plan_redistribute itself always plans (what
+/// bench/plan_redistribute times against PyTorch's planner); redistribute keeps plans chosen
+/// by modelled time (the overload below).
 template <class Mesh, class S1, class S2>
 const auto& kept_plan(const basic_sharding<Mesh, S1>& from, const basic_sharding<Mesh, S2>& to) {
   if constexpr (plannable_statically<Mesh, S1, S2>()) {
@@ -67,6 +72,46 @@ const auto& kept_plan(const basic_sharding<Mesh, S1>& from, const basic_sharding
     // refusals throw before anything is kept
     return plans.keep(kept{from.mesh(), to.mesh(), a, b, plan_of(from, to)}).plan;
   }
+}
+
+/// The plan from `from` to `to` chosen by modelled time for a tensor (`tensor`: a plan_model
+/// whose tensor fields are set, its links not) over links that `links_key` identifies
+/// (device_mesh::links_key: equal keys, equal links), kept by the calling thread for its next
+/// call with the same specs, meshes, tensor and key (the last 8 kept): a training loop plans
+/// once per shape. On a miss, fill_links(model) sets the model's links (links.hpp), then the
+/// planner runs. The reference is valid until this thread keeps another plan.
+template <class Mesh, class S1, class S2, class FillLinks>
+const redistribute_plan<Mesh::ndim_with_aliases>& kept_plan(const basic_sharding<Mesh, S1>& from,
+                                                            const basic_sharding<Mesh, S2>& to,
+                                                            const plan_model<Mesh::ndim_with_aliases>& tensor,
+                                                            std::pair<int, int> links_key, const FillLinks& fill_links) {
+  constexpr int N = Mesh::ndim_with_aliases;
+  struct kept {
+    Mesh from_mesh, to_mesh;
+    placement_table<N> from, to;
+    plan_model<N> tensor;
+    std::pair<int, int> links;
+    redistribute_plan<N> plan;
+  };
+  thread_local kept_last<kept> plans;
+  const placement_table<N>& a = from.table();
+  const placement_table<N>& b = to.table();
+  // the tensor by its rank, extents and element size (its bytes follow; its links are the key's)
+  const auto same_tensor = [&](const plan_model<N>& t) {
+    if (t.tensor_rank != tensor.tensor_rank || t.element_bytes != tensor.element_bytes) return false;
+    for (int i = 0; i < plan_model<N>::max_exact_rank; ++i)
+      if (t.shape[i] != tensor.shape[i]) return false;
+    return t.element_bytes > 0 || t.tensor_bytes == tensor.tensor_bytes;
+  };
+  if (const kept* k = plans.find([&](const kept& k) {
+        return k.from == a && k.to == b && k.links == links_key && same_tensor(k.tensor) &&
+               k.from_mesh.same_modes(from.mesh()) && k.to_mesh.same_modes(to.mesh());
+      }))
+    return k->plan;
+  auto model = tensor;
+  fill_links(model);
+  // refusals throw before anything is kept
+  return plans.keep(kept{from.mesh(), to.mesh(), a, b, tensor, links_key, plan_of(from, to, &model)}).plan;
 }
 
 /// True if both specs are on the device mesh's values (specs on a mesh of dynamic sizes carry
@@ -103,7 +148,9 @@ void require_member(const device_mesh<Layout, Comm>& mesh, const char* what) {
 /// non-member throw mesh_error before any communication (on every rank with
 /// DEVMESH_CHECK_COLLECTIVES=1, which also checks that the ranks describe the call alike); so
 /// do, on every rank, the pairs plan_redistribute refuses (chunking::padded specs, placements
-/// on an alias), blocks too large for MPI's int counts and integer averages on NCCL.
+/// on an alias), blocks too large for MPI's int counts and integer averages on NCCL. The plan
+/// is chosen by modelled time over the mesh's links for these extents and sizeof(T) (static
+/// specs too) and kept by the thread; in the check mode the ranks also agree on it.
 template <class Layout, class Comm, class S1, class S2, class E, std::ranges::range In, std::ranges::range Out>
 void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
                   const basic_sharding<Layout, S2>& to, const E& ext, const In& in, Out&& out,
@@ -128,8 +175,15 @@ void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<La
                 "and a memory space for its stream type (redistribute/memory.hpp): the MPI and NCCL backends");
   if constexpr (!bits && contiguous && same_type && writable && runs) {  // else one static_assert alone: no cascade
     detail::require_member(mesh, "redistribute");
-    const auto& plan = detail::kept_plan(from, to);  // static: read in place; refusals throw on every rank
     from.check(ext), to.check(ext);  // a static spec's misuse is a compile error, a dynamic one's throws
+    // by modelled time over the mesh's links for this tensor (a static pair too: the plan depends on
+    // them); refusals throw on every rank
+    const auto& plan = detail::kept_plan(from, to, plan_model<Layout::ndim_with_aliases>{}.tensor(ext, sizeof(T)),
+                                         mesh.links_key(), [&](auto& model) {
+                                           const auto links = mesh_links(mesh);
+                                           for (int d = 0; d < Layout::ndim; ++d)
+                                             model.links[d] = links[static_cast<std::size_t>(d)].cost;
+                                         });
     const detail::mesh_data_of<Layout> values(mesh.layout());
     const auto shape = ext.shape();
     const auto &a = from.table(), &b = to.table();

@@ -314,6 +314,22 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
     const std::vector<int> map = state_->positions_to_world();
     return devmesh::topology(layout_, state_->node_of_rank, map);
   }
+  /// The link costs dm::calibrate measured on this mesh's root, by dim name (empty before any).
+  const options_by_dim<link_cost>& measured_links() const { return state("measured_links").measured_links; }
+  /// Keeps `links` as measured, by dim name, for every handle of this root (dm::calibrate
+  /// calls it on every rank with the same values). Local; a creation step, as flatten is: not
+  /// while another thread redistributes on this root.
+  void keep_measured_links(const options_by_dim<link_cost>& links) const {
+    auto& st = state("keep_measured_links");
+    for (const auto& [name, cost] : links) st.measured_links[name] = cost;
+    ++st.links_version;
+  }
+  /// What identifies the link costs this mesh's dims have now: its root (this process's n-th)
+  /// and the times calibrate changed them. Equal keys, equal links (redistribute keeps plans by it).
+  std::pair<int, int> links_key() const {
+    const auto& st = state("links_key");
+    return {st.index, st.links_version};
+  }
   /// The root mesh this mesh was derived from (PyTorch _get_root_mesh): the mesh of
   /// init_device_mesh or from_comms, over the same communicators (a handle, not a copy; a
   /// root's root is itself). Root is a mesh type of the root's names and layout (C++ cannot

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "../core/link_cost.hpp"
 #include "backend.hpp"
 #include "deadline.hpp"
 
@@ -182,6 +183,11 @@ struct device_mesh_options {
   /// init, a group of one of them that spans nodes makes every rank throw mesh_error with
   /// the topology table and the fix. Implies topology.
   topology_option<Comm, std::vector<std::string>> intra_node{};
+  /// The α-β cost of each dim's links, by dim name, for redistribute's planner (docs/sharding.md,
+  /// "The cost model"): a dim without an entry takes what dm::calibrate measured, else its
+  /// topology's default (link_cost::shared_memory() or nvlink() within a node, network()
+  /// across nodes). Every rank must give the same (DEVMESH_CHECK_COLLECTIVES checks the plans).
+  options_by_dim<link_cost> links{};
   /// Node-major placement: init builds rank_map from the discovered nodes (as
   /// node_major_rank_map) so that the intra_node dims lie within nodes whatever order the
   /// launcher gave the ranks, or throws on every rank when no order can. Needs intra_node;

@@ -28,6 +28,8 @@ struct root_state : rank_placement {
   layout_view root;                       // the root's layout, for device_mesh::root<M>()
   int created = 0;                        // communicators created for this root
   int index = 0;                          // this process's n-th root (flight record files)
+  options_by_dim<link_cost> measured_links;  // what dm::calibrate measured, by dim name
+  int links_version = 0;                     // measured_links' changes (a key of kept plans)
 
   root_state(const root_state&) = delete;
   root_state& operator=(const root_state&) = delete;

@@ -1,9 +1,10 @@
 // devmesh/sharding/plan.hpp: how to move a tensor from one spec to another on the same mesh
-// (DTensor's redistribute), planned from the two placement tables alone: at most five steps,
-// each one collective over the flattened group of one or several mesh dims, or a local step.
+// (DTensor's redistribute), planned from the two placement tables: a few steps, each one
+// collective over the flattened group of one or several mesh dims, or a local step.
 // constexpr and without heap: a pair of static specs has its plan at compile time.
 //
 //   constexpr auto plan = dm::plan_redistribute(from, to);   // plan.count, plan[i].kind, ...
+//   auto timed = dm::plan_redistribute(from, to, model);     // chosen by modelled time (plan_model.hpp)
 //
 // The steps, in order, each only where needed (PyTorch 2.15's _gen_transform_infos takes one
 // step per mesh dim instead, un-sharding from the last dim and re-sharding after):
@@ -22,536 +23,53 @@
 //  5. local          no communication: a slice (R -> S), or a Partial target (S -> P(sum)
 //                    keeps its block among zeros; R -> P(sum) keeps the value on the rank at
 //                    coordinate 0; P(avg|min|max) keep it everywhere)
+// (plan_rules.hpp.) Where a Partial source or S -> P(sum) leaves a choice, several candidates
+// are made (plan_candidates.hpp: replicas splitting a reduction, reductions again before an
+// exchange, hierarchical reductions with a model) and one is chosen (plan_model.hpp): by bytes
+// without a model, by modelled time with one. A plan has at most five steps.
 // Plans cover uneven and even specs on the mesh's own dims; a spec with chunking::padded or a
 // placement on an alias is refused (mesh_error; a compile error for static specs).
 #pragma once
 #include "../core/config.hpp"
 #include "../core/diagnostics.hpp"
-#include "index_map.hpp"
 #include "placement.hpp"
+#include "plan_candidates.hpp"
+#include "plan_cost.hpp"
+#include "plan_model.hpp"
+#include "plan_rules.hpp"
+#include "plan_step.hpp"
 #include "spec.hpp"
 #include "table.hpp"
 
 namespace devmesh {
-
-/// What one step of a plan does.
-enum class step_kind : int { local, reduce_scatter, all_reduce, all_gather, all_to_all };
-
-/// The step's name as printed: "local", "reduce_scatter", ...
-constexpr const char* step_name(step_kind k) {
-  switch (k) {
-    case step_kind::reduce_scatter: return "reduce_scatter";
-    case step_kind::all_reduce: return "all_reduce";
-    case step_kind::all_gather: return "all_gather";
-    case step_kind::all_to_all: return "all_to_all";
-    case step_kind::local: break;
-  }
-  return "local";
-}
-
-/// One step: its kind, the mesh dims whose flattened group runs it (a bit per dim index;
-/// none for a local step), the reduction (reduce steps), and the spec before and after it.
-template <int N>
-struct plan_step {
-  step_kind kind = step_kind::local;
-  unsigned group = 0;
-  reduction op = reduction::sum;
-  placement_table<N> before{};
-  placement_table<N> after{};
-  /// Why the planner chose this step (a sentence, for printing).
-  const char* why = "";
-  /// True if mesh dim d is in the step's group.
-  DEVMESH_HOST_DEVICE constexpr bool on(int d) const { return (group >> d) & 1u; }
-  /// True for a collective (every kind but local).
-  DEVMESH_HOST_DEVICE constexpr bool communicates() const { return kind != step_kind::local; }
-};
-
-/// The steps from one spec to another, in order (at most five).
-template <int N>
-struct redistribute_plan {
-  /// The most steps a plan has.
-  static constexpr int capacity = 5;
-  /// The steps, count of them.
-  plan_step<N> steps[capacity]{};
-  /// Number of steps (0: nothing to do).
-  int count = 0;
-
-  /// Step i.
-  DEVMESH_HOST_DEVICE constexpr const plan_step<N>& operator[](int i) const { return steps[i]; }
-  /// The first step (for range-for).
-  DEVMESH_HOST_DEVICE constexpr const plan_step<N>* begin() const { return steps; }
-  /// Past the last step.
-  DEVMESH_HOST_DEVICE constexpr const plan_step<N>* end() const { return steps + count; }
-  /// Number of collectives the plan issues (its steps but the local ones).
-  DEVMESH_HOST_DEVICE constexpr int collectives() const {
-    int n = 0;
-    for (int i = 0; i < count; ++i) n += steps[i].communicates();
-    return n;
-  }
-};
-
 namespace detail {
 
-// Not constexpr: reached in a constant expression, a compile error naming the call.
-[[noreturn]] inline void fail_plan(const char* what, std::string_view dim = {}) {
-  message m;
-  m << "devmesh: redistribute: " << what;
-  if (!dim.empty()) m << " '" << dim << "'";
-  throw_mesh_error(m);
-}
-
-/// True if the shard chain of tensor dim t in a, its first `count` dims, is the start of the
-/// one in b (same dims in the same order, same written split factors).
-template <int N>
-constexpr bool chain_starts(const placement_table<N>& a, const shard_dims<N>& ca, int count,
-                            const placement_table<N>& b, const shard_dims<N>& cb) {
-  if (count > cb.count) return false;
-  for (int k = 0; k < count; ++k)
-    if (ca.dims[k] != cb.dims[k] || a.at[ca.dims[k]].split_factor != b.at[cb.dims[k]].split_factor) return false;
-  return true;
-}
-
-/// The table in one spelling: explicit orders renumbered from 0, dropped where they equal
-/// application order; `placed` says which dims are not replicated. Equal specs, equal tables.
-template <int N>
-constexpr placement_table<N> normalized(const placement_table<N>& in, const application_order<N>& o) {
-  placement_table<N> t = in;
-  bool any_order = false;
-  for (int d = 0; d < N; ++d) {  // written only where they change: a table is most often normal
-    // already, and narrow stores read back whole stall the copy that follows (store forwarding)
-    if (t.placed[d] == t.at[d].is_replicate()) t.placed[d] = !t.at[d].is_replicate();
-    if (!t.at[d].is_shard() && t.order_rank[d] != -1) t.order_rank[d] = -1;
-    any_order = any_order || t.order_rank[d] >= 0;
-  }
-  if (!any_order) return t;  // the common case: nothing to renumber
-  for (int k = 0; k <= t.max_tensor_dim(); ++k) {  // tensor dims, not mesh dims: S(3) on a 1-D mesh too
-    if (!t.ordered(k)) continue;
-    const auto c = dims_in_shard_order(t, o, k);
-    bool in_application_order = true;
-    // `&& i < N`: c.count <= N always, but g++ -O3 cannot see it (-Warray-bounds on a 1-D mesh)
-    for (int i = 1; i < c.count && i < N; ++i) in_application_order = in_application_order && o.pos[c.dims[i - 1]] < o.pos[c.dims[i]];
-    for (int i = 0; i < c.count; ++i) t.order_rank[c.dims[i]] = in_application_order ? -1 : i;
-  }
-  return t;
-}
-
-/// Makes dim d (not sharding) the last shard of tensor dim t: an explicit order where
-/// application order would put d earlier.
-template <int N>
-constexpr void append_shard(placement_table<N>& t, const application_order<N>& o, int d, int k) {
-  const auto c = dims_in_shard_order(t, o, k);
-  bool in_order = !t.ordered(k);  // the common case: d comes last in application order too
-  for (int i = 0; i < c.count; ++i) in_order = in_order && o.pos[c.dims[i]] < o.pos[d];
-  if (in_order) {  // what normalized() would make of it (t is normal: every caller's is), without renumbering
-    t.at[d] = placement::sharded(k);
-    t.placed[d] = true;
-    t.order_rank[d] = -1;
-    return;
-  }
-  for (int i = 0; i < c.count; ++i) t.order_rank[c.dims[i]] = i;
-  t.at[d] = placement::sharded(k);
-  t.order_rank[d] = c.count;
-  t = normalized(t, o);
-}
-
-/// True if dim d comes after every dim of tensor dim k's chain in `now` in application order:
-/// then d's cut splits each block of `now` (PyTorch's nested Shard), whatever the extents. A
-/// dim that comes earlier needs an explicit order, whose uneven cuts (_StridedShard's) need not
-/// lie within the blocks of `now`: a step that slices or reduce-scatters into them would miss
-/// elements, so the planner never makes one (an exchange computes what moves instead).
-template <int N>
-constexpr bool cuts_within(const placement_table<N>& now, const application_order<N>& o, int d, int k) {
-  const auto c = dims_in_shard_order(now, o, k);
-  for (int i = 0; i < c.count; ++i)
-    if (o.pos[c.dims[i]] > o.pos[d]) return false;
-  return true;
-}
-
-/// True if appending dim d to tensor dim t's chain in `now` cuts within its blocks and gives
-/// the start of its chain in `target` (so the slice keeps what `target` holds).
-template <int N>
-constexpr bool appends_toward(const placement_table<N>& now, const placement_table<N>& target,
-                              const application_order<N>& o, int d, int k) {
-  if (!cuts_within(now, o, d, k)) return false;
-  auto next = now;
-  append_shard(next, o, d, k);
-  const auto c = dims_in_shard_order(next, o, k);
-  return chain_starts(next, c, c.count, target, dims_in_shard_order(target, o, k));
-}
-
-/// True if the first `count` dims of chain c are all applied (application order) before the
-/// rest of it: then their block is the union of the rest's blocks within it, whatever the
-/// extents (an explicit order's uneven cuts only guarantee that much).
-template <int N>
-constexpr bool applied_first(const shard_dims<N>& c, int count, const application_order<N>& o) {
-  for (int i = 0; i < count; ++i)
-    for (int j = count; j < c.count && j < N; ++j)  // j < N: for g++ -O3's -Warray-bounds (as above)
-      if (o.pos[c.dims[i]] > o.pos[c.dims[j]]) return false;
-  return true;
-}
-
-/// The dims of `now` that shard a tensor dim and are not in the common start of its chains in
-/// `now` and `target` (a start applied first in both): the dims whose blocks change (the
-/// exchange's group).
-template <int N>
-constexpr unsigned changed_shard_dims(const placement_table<N>& now, const placement_table<N>& target,
-                                      const application_order<N>& o) {
-  unsigned g = 0;
-  for (int k = 0; k <= now.max_tensor_dim(); ++k) {
-    const auto a = dims_in_shard_order(now, o, k), b = dims_in_shard_order(target, o, k);
-    if (a.count == b.count && chain_starts(now, a, a.count, target, b)) continue;  // the same cuts: the same blocks
-    int common = 0;
-    while (common < a.count && chain_starts(now, a, common + 1, target, b) && applied_first(a, common + 1, o) &&
-           applied_first(b, common + 1, o))
-      ++common;
-    for (int i = common; i < a.count; ++i) g |= 1u << a.dims[i];
-  }
-  return g;
-}
-
-/// The dims of step s outside its group that it makes Partial(sum) from Shard: each rank keeps
-/// its values among zeros there (a local step's S -> P(sum); an exchange's or a
-/// reduce_scatter's: what no rank of the group held is zeros).
-template <int N>
-constexpr unsigned zero_filled_dims(const plan_step<N>& s) {
-  unsigned f = 0;
-  for (int d = 0; d < N; ++d)
-    if (!s.on(d) && s.before.at[d].is_shard() && s.after.at[d].is_partial() && s.after.at[d].op == reduction::sum)
-      f |= 1u << d;
-  return f;
-}
-
-template <int N>
-constexpr void add_step(redistribute_plan<N>& p, step_kind kind, unsigned group, reduction op,
-                        const placement_table<N>& before, const placement_table<N>& after, const char* why) {
-  p.steps[p.count++] = plan_step<N>{kind, group, op, before, after, why};
-}
-
-/// Step 1's strided slice: where dst's chain of tensor dim k (application order) goes on from
-/// the one of `next` with a dim r that step 2 reduce-scatters, then a dim d that `next`
-/// replicates, d cuts now within each block r will cut: _StridedShard(k, size of r), PyTorch's
-/// way to write it, whose pieces are r's torch.chunk blocks for every extent. r's
-/// reduce_scatter then reduces d's share only. Returns true if it sliced.
-template <int N>
-constexpr bool slice_strided(placement_table<N>& next, const placement_table<N>& dst, const application_order<N>& o,
-                             unsigned reduce, const int* sizes, int k) {
-  const auto a = dims_in_shard_order(next, o, k), c = dims_in_shard_order(dst, o, k);
-  // a.count + 2 > N: never where c.count >= a.count + 2, but g++ -O2 cannot see it (-Warray-bounds)
-  if (a.count + 2 > N || dst.ordered(k) || c.count < a.count + 2 || !chain_starts(next, a, a.count, dst, c))
-    return false;
-  const int r = c.dims[a.count], d = c.dims[a.count + 1];
-  if (((reduce >> r) & 1u) == 0 || !next.at[d].is_replicate() || dst.at[r].split_factor != 1 ||
-      dst.at[d].split_factor != 1 || sizes[r] < 2 || !cuts_within(next, o, r, k))
-    return false;
-  next.at[d] = placement::strided(k, sizes[r]);
-  next = normalized(next, o);
-  return true;
-}
-
-/// Step 2 after a strided slice: the reduce_scatter over r puts r's cut under the strided dim
-/// e that ends `next`'s chain of tensor dim k (its split factor r's size, r after the rest of
-/// the chain), which becomes a plain Shard. Returns true if it did.
-template <int N>
-constexpr bool scatter_under_strided(placement_table<N>& next, const application_order<N>& o, const int* sizes, int r,
-                                     int k) {
-  const auto a = dims_in_shard_order(next, o, k);
-  if (a.count == 0) return false;
-  const int e = a.dims[a.count - 1];
-  if (next.at[e].split_factor != sizes[r] || next.ordered(k) || o.pos[r] > o.pos[e]) return false;
-  for (int i = 0; i + 1 < a.count; ++i)
-    if (o.pos[a.dims[i]] > o.pos[r]) return false;
-  next.at[e] = placement::sharded(k);
-  next.at[r] = placement::sharded(k);
-  next = normalized(next, o);
-  return true;
-}
-
-/// Steps 1-3: the Partial dims of `now` that `dst` does not keep, reduced; returns the table after.
-/// rest_dim >= 0: the reduced dims that dst does not shard are reduce-scattered too, cutting
-/// tensor dim rest_dim, for the exchange after to gather back (fewer bytes than an all_reduce
-/// where that exchange runs anyway: plan_tables).
-template <int N>
-constexpr placement_table<N> plan_reductions(redistribute_plan<N>& p, placement_table<N> now,
-                                             const placement_table<N>& dst, const application_order<N>& o,
-                                             const int* sizes, int D, bool may_scatter, int rest_dim = -1) {
-  unsigned reduce = 0;
-  reduction op = reduction::sum;
-  for (int d = 0; d < D; ++d)
-    if (now.at[d].is_partial() && !(dst.at[d] == now.at[d])) reduce |= 1u << d, op = now.at[d].op;
-  if (reduce == 0) return now;
-  auto next = now;  // 1. slices that shrink what is reduced and keep what dst holds
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (int i = 0; i < N; ++i) {
-      const int d = o.dims[i];
-      if (d >= D || !next.at[d].is_replicate() || !dst.at[d].is_shard() || dst.at[d].split_factor != 1) continue;
-      if (!appends_toward(next, dst, o, d, dst.at[d].tensor_dim)) continue;
-      append_shard(next, o, d, dst.at[d].tensor_dim);
-      grew = true;
-    }
-  }
-  for (int k = 0; may_scatter && k <= dst.max_tensor_dim(); ++k) slice_strided(next, dst, o, reduce, sizes, k);
-  if (!(next == now)) add_step(p, step_kind::local, 0u, op, now, next, "slice before reducing: less to reduce");
-  now = next;
-  unsigned scatter = 0;  // 2. the reduced dims whose target shards: reduce_scatter, in dst's shard order
-  for (int k = 0; k <= dst.max_tensor_dim(); ++k) {
-    const auto c = dims_in_shard_order(dst, o, k);
-    for (int i = 0; i < c.count; ++i) {
-      const int d = c.dims[i];
-      if (!may_scatter || ((reduce >> d) & 1u) == 0 || dst.at[d].split_factor != 1) continue;
-      if (cuts_within(next, o, d, k)) append_shard(next, o, d, k);
-      else if (!scatter_under_strided(next, o, sizes, d, k)) break;  // this dim and the rest: all_reduce
-      scatter |= 1u << d;
-    }
-  }
-  unsigned gathered_back = 0;  // 2'. the rest, where they cut within the blocks
-  for (int i = 0; rest_dim >= 0 && i < N; ++i) {
-    const int d = o.dims[i];
-    const bool rest = d < D && (((reduce & ~scatter) >> d) & 1u) != 0;
-    if (!rest || dst.at[d].is_shard() || !cuts_within(next, o, d, rest_dim)) continue;
-    append_shard(next, o, d, rest_dim);
-    gathered_back |= 1u << d;
-  }
-  scatter |= gathered_back;
-  if (scatter)
-    add_step(p, step_kind::reduce_scatter, scatter, op, now, next,
-             gathered_back ? "Partial to Shard, gathered back by the exchange: each element reduced on one rank, not "
-                             "on every rank of the group"
-                           : "Partial to Shard: each rank keeps its part");
-  now = next;
-  if (const unsigned all = reduce & ~scatter) {  // 3. the rest: one all_reduce over their group
-    for (int d = 0; d < D; ++d)
-      if ((all >> d) & 1u) next.at[d] = placement::replicated();
-    next = normalized(next, o);
-    add_step(p, step_kind::all_reduce, all, op, now, next, "Partial to Replicate: one all_reduce over the dims' group");
-  }
-  return next;
-}
-
-/// What step 4 aims at: dst, with its Partial dims that `now` does not hold as such replaced
-/// by Replicate, or, for S -> P(sum), by the shard `now` has where it cuts the same block (the
-/// last local step makes them Partial: zeros around the kept block).
-template <int N>
-constexpr placement_table<N> exchange_target(const placement_table<N>& now, const placement_table<N>& dst,
-                                             const application_order<N>& o, int D) {
-  auto want = dst;
-  for (int d = 0; d < D; ++d)
-    if (dst.at[d].is_partial() && !(now.at[d] == dst.at[d])) want.at[d] = placement::replicated();
-  want = normalized(want, o);
-  for (int d = 0; d < D; ++d) {  // S -> P(sum): the shard kept where it cuts as in `now`
-    const placement s = now.at[d];
-    if (!dst.at[d].is_partial() || dst.at[d].op != reduction::sum || !s.is_shard() || s.split_factor != 1) continue;
-    if (!cuts_within(want, o, d, s.tensor_dim)) continue;
-    auto kept = want;
-    append_shard(kept, o, d, s.tensor_dim);
-    if (((changed_shard_dims(now, kept, o) >> d) & 1u) == 0) want = kept;
-  }
-  return want;
-}
-
-/// The table of the third candidate's first step (plan_tables): the dims that dst makes
-/// Partial(sum) and that cut last in `now`'s chains become Partial locally, each rank keeping
-/// its block among zeros (PyTorch's S -> P(sum)): their block grows to their parent's, which is
-/// what the group's sum needs. Returns the table after (`now` if no dim qualifies).
-template <int N>
-constexpr placement_table<N> zero_filled(const placement_table<N>& now, const placement_table<N>& dst,
-                                         const application_order<N>& o) {
-  auto out = now;
-  for (int k = 0; k <= now.max_tensor_dim(); ++k) {
-    const auto c = dims_in_shard_order(now, o, k);
-    for (int i = c.count - 1; i >= 0; --i) {  // from the last cut back, while they qualify
-      const int d = c.dims[i];
-      const bool to_sum = dst.at[d].is_partial() && dst.at[d].op == reduction::sum;
-      // the block must grow to the one of the cuts before (so they must be applied first)
-      if (!to_sum || now.at[d].split_factor != 1 || !applied_first(c, i, o)) break;
-      out.at[d] = dst.at[d];
-    }
-  }
-  return normalized(out, o);
-}
-
-/// A rough cost of a plan, to choose between candidates: the bytes one rank sends as a
-/// fraction of the tensor, with every block even (an all_to_all counted as receiving its whole
-/// new block: an upper bound). sizes[d] is dim d's size.
-template <int N>
-constexpr double rough_cost(const redistribute_plan<N>& p, const int* sizes, int D) {
-  const auto fraction = [&](const placement_table<N>& t) {
-    double f = 1;
-    for (int d = 0; d < D; ++d)
-      if (t.at[d].is_shard()) f /= sizes[d];
-    return f;
-  };
-  double c = 0;
-  for (const auto& s : p) {
-    double n = 1;
-    for (int d = 0; d < D; ++d)
-      if (s.on(d)) n *= sizes[d];
-    const double before = fraction(s.before), after = fraction(s.after);
-    switch (s.kind) {
-      case step_kind::all_reduce: c += 2 * (n - 1) / n * before; break;
-      // zero-filling: the block's part in each rank's new block, (n - 1) / n of it sent
-      case step_kind::reduce_scatter: c += zero_filled_dims(s) ? before * (n - 1) / n : before - after; break;
-      case step_kind::all_gather: c += (n - 1) * before; break;
-      case step_kind::all_to_all: c += after; break;
-      case step_kind::local: break;
-    }
-  }
-  return c;
-}
-
-/// Steps 4-5 from `now`: the exchange, S -> P(sum) dims that it would gather kept as zeros
-/// around what it brings, the last local step.
-template <int N>
-constexpr void plan_exchange(redistribute_plan<N>& p, const placement_table<N>& now, const placement_table<N>& to,
-                             const application_order<N>& o, int D) {
-  const auto want = exchange_target(now, to, o, D);
-  const unsigned g = changed_shard_dims(now, want, o);
-  // S -> P(sum) dims that the exchange would gather keep their cuts instead, the exchange
-  // running over the rest of g: a rank receives the part of its new block that its group holds,
-  // zeros elsewhere. The blocks of `now` partition the tensor, so exactly one coordinate of
-  // those dims has a group holding a given element, and their sum counts it once, wherever the
-  // dims cut (the property tests run this with explicit orders and _StridedShard too).
-  unsigned zeros = 0;
-  for (int d = 0; d < D; ++d)
-    if (((g >> d) & 1u) && to.at[d].is_partial() && to.at[d].op == reduction::sum && want.at[d].is_replicate())
-      zeros |= 1u << d;
-  auto after = want, gathered = now;
-  for (int d = 0; d < D; ++d) {
-    if ((zeros >> d) & 1u) after.at[d] = gathered.at[d] = to.at[d];
-    else if ((g >> d) & 1u) gathered.at[d] = placement::replicated();
-  }
-  if (zeros) after = normalized(after, o);
-  if (const unsigned group = g & ~zeros) {
-    if (normalized(gathered, o) == after)
-      add_step(p, step_kind::all_gather, group, reduction::sum, now, after,
-               zeros ? "blocks gathered, Shard to Partial(sum): each rank receives what its group holds, zeros "
-                       "elsewhere"
-                     : "Shard to Replicate: the group's blocks gathered");
-    else
-      add_step(p, step_kind::all_to_all, group, reduction::sum, now, after,
-               zeros ? "blocks change, Shard to Partial(sum): each rank receives only the part of its new block "
-                       "that its group holds, zeros elsewhere"
-                     : "blocks change: each rank receives only what it lacks (PyTorch: all_gather, then slice)");
-  } else if (zeros) {  // they cut last (the rest of their chains is in g): zeros, then any slice
-    auto filled = now;
-    for (int d = 0; d < D; ++d)
-      if ((zeros >> d) & 1u) filled.at[d] = to.at[d];
-    filled = normalized(filled, o);
-    add_step(p, step_kind::local, 0u, reduction::sum, now, filled, "Shard to Partial(sum): the block kept among zeros");
-    if (!(filled == after))
-      add_step(p, step_kind::local, 0u, reduction::sum, filled, after, "Replicate to Shard: a local slice");
-  } else if (!(now == after)) {
-    add_step(p, step_kind::local, 0u, reduction::sum, now, after, "Replicate to Shard: a local slice");
-  }
-  if (!(after == to)) add_step(p, step_kind::local, 0u, reduction::sum, after, to, "to Partial: local");
-}
-
-/// S -> P(sum) made locally (zeros around each block) and the collective right after it, a
-/// reduce_scatter or an exchange over other dims: one step from the first table instead,
-/// each rank sending only what the blocks hold, never the zeros (the new block's elements that
-/// no rank of the group held are zeros: zero_filled_dims). The same values: each element of a
-/// new block comes from the one rank of the group whose filled block holds it, a zero unless
-/// its old block did. `S(0),P(sum) -> P(sum),S(0)` on (2,4) is one reduce_scatter over tp:
-/// half of what an all_reduce or the two steps send. (plan_exchange keeps such dims as zeros
-/// itself; this is for the third candidate, whose zeros come first.)
-template <int N>
-constexpr void fuse_zero_fills(redistribute_plan<N>& p) {
-  for (int i = 0; i + 1 < p.count; ++i) {
-    const auto &fill = p.steps[i], &next = p.steps[i + 1];
-    if (fill.kind != step_kind::local || zero_filled_dims(fill) == 0 || !next.communicates() ||
-        next.kind == step_kind::all_reduce || zero_filled_dims(next) != 0)
-      continue;
-    p.steps[i] = plan_step<N>{next.kind, next.group, next.op, fill.before, next.after,
-                              next.kind == step_kind::reduce_scatter
-                                  ? "Partial to Shard, Shard to Partial(sum): each rank reduces only the part of its "
-                                    "new block its old one holds, zeros elsewhere"
-                                  : "blocks change, Shard to Partial(sum): each rank receives only the held part of "
-                                    "its new block, zeros elsewhere"};
-    for (int k = i + 1; k + 1 < p.count; ++k) p.steps[k] = p.steps[k + 1];
-    p.steps[--p.count] = plan_step<N>{};
-  }
-}
-
-/// The candidate a plan_tables chooses among candidates[0, count): among those within 1.25x
-/// of the cheapest by rough_cost, the one with the fewest collectives (each costs a latency),
-/// then the cheaper, then the first.
-template <int N>
-constexpr int cheapest_candidate(const redistribute_plan<N>* candidates, int count, const int* sizes, int D) {
-  double cost[8]{}, cheapest = 0;  // count <= 8: plan_tables' candidates
-  for (int i = 0; i < count; ++i) {
-    cost[i] = rough_cost(candidates[i], sizes, D);
-    cheapest = i == 0 || cost[i] < cheapest ? cost[i] : cheapest;
-  }
-  int best = -1;
-  for (int i = 0; i < count; ++i) {
-    if (cost[i] > 1.25 * cheapest) continue;
-    const bool fewer = best < 0 || candidates[i].collectives() < candidates[best].collectives();
-    if (fewer || (candidates[i].collectives() == candidates[best].collectives() && cost[i] < cost[best])) best = i;
-  }
-  return best;
-}
-
-/// plan_tables' choice among `first` and the other candidates (K at most): the first with
-/// every reduction an all_reduce (if it scatters); S -> P(sum) made Partial first (if `filled`
-/// differs from `from`); then, for each tensor dim k < rest_dims, the reduced dims that the
-/// target does not shard reduce-scattered on k and gathered back by the exchange. Each has its
-/// zero-fills fused with the collective after them (fuse_zero_fills).
-template <int K, int N>
-constexpr redistribute_plan<N> cheapest_of(const redistribute_plan<N>& first, const placement_table<N>& from,
-                                           const placement_table<N>& filled, const placement_table<N>& to,
-                                           const application_order<N>& o, const int* sizes, int D, bool scatters,
-                                           int rest_dims) {
-  static_assert(K <= 8, "cheapest_candidate compares 8 candidates at most");
-  redistribute_plan<N> candidates[K]{first};
-  int count = 1;
-  const auto add = [&](const placement_table<N>& start, bool may_scatter, int rest_dim) {
-    auto& c = candidates[count++];
-    plan_exchange(c, plan_reductions(c, start, to, o, sizes, D, may_scatter, rest_dim), to, o, D);
-    fuse_zero_fills(c);
-  };
-  if (scatters) add(from, false, -1);
-  if (!(filled == from)) {
-    add_step(candidates[count], step_kind::local, 0u, reduction::sum, from, filled,
-             "Shard to Partial(sum): the block kept among zeros");
-    add(filled, true, -1);
-  }
-  for (int k = 0; k < rest_dims && count < K; ++k) add(from, true, k);
-  return candidates[cheapest_candidate(candidates, count, sizes, D)];
-}
-
 /// The plan from table src to table dst (both on a mesh of D dims of sizes sizes[d], N with
-/// aliases), the cheapest_of the candidates: reductions that scatter where the target shards,
-/// S -> P(sum) made Partial as late as possible; the same with every reduction an all_reduce (a
-/// smaller block is reduced where S -> P(sum) then needs no exchange); S -> P(sum) made Partial
-/// first (what the reductions scatter is then the target's block); where an all_reduce comes
-/// before an exchange, the all_reduce a reduce_scatter instead, on each tensor dim the specs
-/// cut, gathered back by the exchange (on (2,4), `S(1),P(sum) -> S(0),R` sends 3,328 B, not
-/// 4,096: each element is reduced once, not on every rank of tp, before it moves). Without a
-/// reduce_scatter in the first, the second is the same plan; without a dim made Partial(sum)
-/// first, there is no third; without an all_reduce and an exchange after it, no others: a pair
-/// without Partial plans once, into the plan returned (a plan is most of a kilobyte: the
-/// dynamic planner's time goes to writing plans, and the candidates are made only where they
-/// can differ).
-template <int N>
+/// aliases): the first plan (plan_rules.hpp's steps), or, where the source has a Partial dim or
+/// the target makes one Partial(sum) from a Shard, the candidate plan_candidates.hpp chooses,
+/// each priced by price(candidate) (bytes without a model's links, modelled time with them). A pair without either plans once,
+/// into the plan returned (a plan is most of a kilobyte: the dynamic planner's time goes to
+/// writing plans).
+template <int N, class Price, class Seen = unseen>
 constexpr redistribute_plan<N> plan_tables(const placement_table<N>& src, const placement_table<N>& dst,
-                                           const application_order<N>& o, const int* sizes, int D) {
+                                           const application_order<N>& o, const int* sizes, int D,
+                                           const plan_model<N>* model, const Price& price, const Seen& seen = {}) {
   const auto from = normalized(src, o), to = normalized(dst, o);
   const auto filled = zero_filled(from, to, o);
-  redistribute_plan<N> plan{};
+  redistribute_plan<N> plan{};  // one named result, returned in place
   plan_exchange(plan, plan_reductions(plan, from, to, o, sizes, D, true), to, o, D);
   fuse_zero_fills(plan);
-  unsigned kinds = 0;  // the step kinds the plan has, a bit each
-  for (const auto& s : plan) kinds |= 1u << static_cast<int>(s.kind);
-  const auto has = [&](step_kind k) { return ((kinds >> static_cast<int>(k)) & 1u) != 0; };
-  const bool scatters = has(step_kind::reduce_scatter);
-  // One named result (returned in place): a plan is copied only where candidates are compared.
-  // An all_reduce comes before any exchange (plan_reductions, then plan_exchange).
-  if (has(step_kind::all_reduce) && (has(step_kind::all_gather) || has(step_kind::all_to_all))) {
-    const int cut = from.max_tensor_dim() > to.max_tensor_dim() ? from.max_tensor_dim() : to.max_tensor_dim();
-    plan = cheapest_of<6>(plan, from, filled, to, o, sizes, D, scatters, cut + 1);
-  } else if (scatters || !(filled == from)) {
-    plan = cheapest_of<3>(plan, from, filled, to, o, sizes, D, scatters, 0);
+  bool partial = false;
+  for (int d = 0; d < D; ++d) partial = partial || from.at[d].is_partial();
+  // the tensor dims a candidate may cut: those the specs name, or all of them where the model knows them
+  const int named = (from.max_tensor_dim() > to.max_tensor_dim() ? from.max_tensor_dim() : to.max_tensor_dim()) + 1;
+  const int dims = model && model->tensor_rank >= 0 ? model->tensor_rank : named;
+  const plan_inputs<N> in{from, to, filled, o, sizes, D, dims, model};
+  if (!partial && filled == from && !links_differ(model, D)) {
+    seen(plan, candidate_role::issue_20);
+    return plan;
   }
+  choose_candidate(plan, in, price, seen);
   return plan;
 }
 
@@ -564,10 +82,12 @@ constexpr const char* unplannable(const placement_table<N>& t, int& dim) {
   return nullptr;
 }
 
-/// The plan between two specs (plan_redistribute's body).
-template <class Mesh, class S1, class S2>
-constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_of(const basic_sharding<Mesh, S1>& from,
-                                                             const basic_sharding<Mesh, S2>& to) {
+/// The plan between two specs (plan_redistribute's body), chosen by `model` where there is one;
+/// seen(candidate, role) for every candidate considered (plan_candidates.hpp).
+template <class Mesh, class S1, class S2, class Seen = unseen>
+constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_of(
+    const basic_sharding<Mesh, S1>& from, const basic_sharding<Mesh, S2>& to,
+    const plan_model<Mesh::ndim_with_aliases>* model = nullptr, const Seen& seen = {}) {
   constexpr int N = Mesh::ndim_with_aliases, D = Mesh::ndim;
   if constexpr (!Mesh::is_static)
     if (!from.mesh().same_modes(to.mesh()) && !(from.mesh() == to.mesh()))  // the first: no coalescing
@@ -588,13 +108,22 @@ constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_of(const basic_shardin
   // no step runs a collective over one rank.
   bool size_one = false;
   for (int d = 0; d < D; ++d) size_one = size_one || sizes[d] == 1;
-  if (!size_one) return plan_tables(a, b, order, sizes, D);
   const auto as_replicated = [&](placement_table<N> t) {
-    for (int d = 0; d < D; ++d)
+    for (int d = 0; d < D && size_one; ++d)
       if (sizes[d] == 1) t.at[d] = placement::replicated();
     return t;
   };
-  return plan_tables(as_replicated(a), as_replicated(b), order, sizes, D);
+  const auto rough = [&](const auto& p) { return cost_of_candidate(p, sizes, D, model); };
+  if (!model) return plan_tables(as_replicated(a), as_replicated(b), order, sizes, D, model, rough, seen);
+  // Priced by exact counts where the model knows the tensor and the mesh is small (O(ranks)
+  // per step), else by the even-block estimate.
+  redistribute_plan<N> plan{};
+  const bool exact = model && from.mesh().size() <= 64 && with_model_extents(*model, [&](const auto& ext) {
+    const auto price = [&](const auto& p) { return exact_cost(from.mesh(), p, ext, *model); };
+    plan = plan_tables(as_replicated(a), as_replicated(b), order, sizes, D, model, price, seen);
+  });
+  if (exact) return plan;
+  return plan_tables(as_replicated(a), as_replicated(b), order, sizes, D, model, rough, seen);
 }
 
 /// True for a pair of static specs on a static mesh that plan_redistribute plans: its plan
@@ -633,6 +162,18 @@ constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_redistribute(const bas
                                                                         const basic_sharding<Mesh, S2>& to) {
   static_assert(Mesh::ndim_with_aliases <= 32, "devmesh: redistribute: a plan's groups are bit sets of at most 32 dims");
   return detail::plan_in_place(from, to);  // a copy of the static plan, or the dynamic one
+}
+
+/// The plan that moves a tensor from `from` to `to` chosen by modelled time (plan_model.hpp):
+/// the links of the mesh's dims, the tensor's bytes and rank. Where the source has no Partial
+/// dim and the target makes none Partial(sum) from a Shard, the same plan as without a model;
+/// otherwise planned (constexpr where the model is a constant), O(candidates x dims^2), no heap.
+template <class Mesh, class S1, class S2>
+constexpr redistribute_plan<Mesh::ndim_with_aliases> plan_redistribute(
+    const basic_sharding<Mesh, S1>& from, const basic_sharding<Mesh, S2>& to,
+    const plan_model<Mesh::ndim_with_aliases>& model) {
+  static_assert(Mesh::ndim_with_aliases <= 32, "devmesh: redistribute: a plan's groups are bit sets of at most 32 dims");
+  return detail::plan_of(from, to, &model);
 }
 
 }  // namespace devmesh

@@ -21,7 +21,8 @@
 #include "dynamic_spec.hpp"
 #include "extents.hpp"
 #include "index_map.hpp"
-#include "plan.hpp"
+#include "plan_model.hpp"
+#include "plan_step.hpp"
 
 namespace devmesh {
 
@@ -135,8 +136,8 @@ constexpr step_cost cost_of(const Mesh& m, const plan_step<N>& s, const E& ext, 
 }
 
 /// The bytes `position` sends over the whole plan.
-template <class Mesh, int N, class E>
-constexpr tensor_index bytes_sent(const Mesh& m, const redistribute_plan<N>& p, const E& ext, int position,
+template <class Mesh, int N, int C, class E>
+constexpr tensor_index bytes_sent(const Mesh& m, const redistribute_plan<N, C>& p, const E& ext, int position,
                                   tensor_index element_bytes) {
   tensor_index total = 0;
   for (const auto& s : p)
@@ -145,4 +146,59 @@ constexpr tensor_index bytes_sent(const Mesh& m, const redistribute_plan<N>& p, 
   return total;
 }
 
+/// The modelled time of plan p in microseconds (plan_model.hpp's α-β model, with exact
+/// counts): each collective step, the latency of its group's slowest link plus the most bytes
+/// any rank sends in it over that link's bandwidth; a step waits for its slowest rank. For a
+/// tensor of extents ext with elements of element_bytes bytes, on mesh m (the plan's);
+/// model.links gives the links, its tensor fields are not read. O(steps x ranks x cost_of).
+template <class Mesh, int N, int C, class E>
+constexpr double modelled_time_us(const Mesh& m, const redistribute_plan<N, C>& p, const E& ext,
+                                  tensor_index element_bytes, const plan_model<N>& model) {
+  double total = 0;
+  for (const auto& s : p) {
+    if (!s.communicates()) continue;
+    tensor_index most = 0;  // over the (sub)mesh holding position 0: every block alike
+    detail::for_each_in_group(m, (1u << Mesh::ndim) - 1u, 0, [&](int, int r) {
+      const tensor_index b = cost_of(m, s, ext, r, element_bytes).bytes_sent;
+      most = b > most ? b : most;
+    });
+    total += model.group(s.group).time_us(static_cast<double>(most));
+  }
+  return total;
+}
+
+namespace detail {
+
+/// The exact price of plan p for the model's tensor (extents ext) on mesh m: the bytes a rank
+/// sends, on average over the ranks, and the cost, modelled_time_us where the model prices
+/// time (else the bytes). What plan_redistribute(from, to, model) compares candidates by where
+/// it knows the extents.
+template <class Mesh, int N, int C, class E>
+constexpr candidate_price exact_cost(const Mesh& m, const redistribute_plan<N, C>& p, const E& ext,
+                                     const plan_model<N>& model) {
+  double total = 0;
+  int ranks = 0;
+  for_each_in_group(m, (1u << Mesh::ndim) - 1u, 0, [&](int, int r) {
+    total += static_cast<double>(bytes_sent(m, p, ext, r, model.element_bytes)), ++ranks;
+  });
+  const double bytes = total / ranks;
+  return {prices_time(&model, Mesh::ndim) ? modelled_time_us(m, p, ext, model.element_bytes, model) : bytes, bytes};
+}
+
+/// f(ext), the model's extents as dextents of its rank; false (f not called) where the model
+/// does not know them (no element size, a rank of 0 or over plan_model::max_exact_rank).
+template <int N, class F>
+constexpr bool with_model_extents(const plan_model<N>& model, F&& f) {
+  if (model.element_bytes <= 0) return false;
+  const auto* s = model.shape;
+  switch (model.tensor_rank) {
+    case 1: f(dextents<1>(s[0])); return true;
+    case 2: f(dextents<2>(s[0], s[1])); return true;
+    case 3: f(dextents<3>(s[0], s[1], s[2])); return true;
+    case 4: f(dextents<4>(s[0], s[1], s[2], s[3])); return true;
+    default: return false;
+  }
+}
+
+}  // namespace detail
 }  // namespace devmesh

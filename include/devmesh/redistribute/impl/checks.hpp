@@ -41,6 +41,23 @@ inline std::string call_text(const call_data& c) {
          std::string(c.type.name);
 }
 
+/// The plan's steps in a few words ("reduce_scatter(tp) all_gather(dp)"): what the ranks
+/// compare, with DEVMESH_CHECK_COLLECTIVES, besides the call: the plan is chosen by modelled
+/// time over links that options.links gives per rank, so every rank must have chosen the same.
+inline std::string plan_summary(const call_data& c) {
+  std::string s;
+  for (int i = 0; i < c.plan.count; ++i) {
+    const step_data& step = c.plan.steps[i];
+    (s += s.empty() ? "" : " ") += step_name(step.kind);
+    if (step.kind == step_kind::local) continue;
+    s += "(";
+    for (int d = 0, n = 0; d < c.mesh.layout.ndim; ++d)
+      if (step.group >> d & 1u) (s += n++ ? "," : "") += c.mesh.layout.names[d];
+    s += ")";
+  }
+  return s.empty() ? "nothing" : s;
+}
+
 /// What is wrong with this rank's part of call c (position pos, world rank `rank`; "" if
 /// nothing): specs on another mesh, blocks `in` and `out` (n_in, n_out elements) whose sizes
 /// are not the blocks of `from` and `to`, overlapping blocks. `call()` describes the call

@@ -50,7 +50,9 @@ void redistribute_runtime<Comm>::redistribute(const site& on, const call_data& c
   const auto call = [&] { return call_text(c); };
   check_counts_fit(c, pos, max_count_of<Comm>(), call);  // refused alike on every rank
   check_average_type(c, !std::is_same_v<space, host_memory>, call);  // so are integer averages on NCCL
-  agree_on_call(on, c.mesh, call,
+  // with the check mode the ranks also agree on the plan (chosen by the links, a rank's own options)
+  const auto agreed = [&] { return call_text(c) + ", plan " + plan_summary(c); };
+  agree_on_call(on, c.mesh, agreed,
                 blocks_error(c, pos, on.state.world_rank, call, c.from, c.to, c.in, c.n_in, c.out, c.n_out), false);
   const step_run<Comm> r{on, c.mesh, pos, c.extents, c.type};
   with_step_buffers<space>(s, c.type.size, [&](auto& b) {
