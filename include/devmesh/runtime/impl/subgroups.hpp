@@ -6,6 +6,7 @@
 // chose otherwise, or whose choice is refused, makes every rank throw; nothing waits forever.
 #pragma once
 #include <algorithm>
+#include <mutex>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -43,6 +44,7 @@ template <communicator Comm>
 Comm mesh_runtime<Comm>::subgroup(state& st, const layout_ref& layout, int d, std::span<const int> picks,
                                   const char* what) {
   mesh_state<Comm>& s = full_state(st);
+  const std::lock_guard<std::mutex> one_at_a_time(s.creating);  // steps on the control comm, one thread at a time
   const layout_description m = describe_layout(layout);
   const dim_groups g = groups_of(m.view, d);
   std::vector<int> chosen;
