@@ -190,7 +190,9 @@ void strict(const C& world) {
     for (const char* bad : {" 5", "5 ", "0x10", "-1", "+5", "1e-9", "1e3", "0.0001", "0.0005", "5s", "nan", "inf",
                             "1.", ".5", "1000000001"})
       expect_env_refused(world, var, bad, -1, __LINE__);
-    expect_env_taken(world, var, "0.001", __LINE__);
+    // The least value the rule takes, 1 ms: as the watchdog's bound only, which init does not
+    // wait under; as DEVMESH_TIMEOUT it would bound init itself, and a loaded machine is slower.
+    if (std::string(var) == "DEVMESH_WATCHDOG") expect_env_taken(world, var, "0.001", __LINE__);
     expect_env_taken(world, var, "2.5", __LINE__);
     expect_env_taken(world, var, "600", __LINE__);
   }

@@ -295,15 +295,22 @@ std::vector<std::string> calls_after(const DeviceMesh& mesh, std::uint64_t skip)
   return out;
 }
 
-TEST_CASE("the plan follows the links: with dp across nodes a Partial over (dp, tp) is reduced within tp first") {
+TEST_CASE("the plan of specs built at run time follows the links: with dp across nodes a Partial over (dp, tp) is reduced within tp first") {
   if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
   using summed = dm::sharding<mesh24, dm::on<"dp", dm::partial<dm::reduction::sum>>, dm::on<"tp", dm::partial<dm::reduction::sum>>>;
   const dm::extents<256, 256> ext;  // 512 KiB of float64: past the links' latencies
   std::vector<double> in(256 * 256), out(256 * 256);
-  const auto run = [&](const auto& mesh) {
+  // Specs built at run time: their plan is chosen by modelled time over the mesh's links (a
+  // pair of static specs keeps its compile-time plan, by bytes, whatever the links: below).
+  const auto from = dm::parse_sharding("P(sum),P(sum)", mesh24{});
+  const auto to = dm::parse_sharding("R,R", mesh24{});
+  const auto run = [&](const auto& mesh, bool static_specs = false) {
     for (std::size_t x = 0; x < in.size(); ++x) in[x] = static_cast<double>(x) * (1 + mesh.position());
     const std::uint64_t before = mesh.flight_record().recorded;
-    dm::redistribute(mesh, summed{}, dm::sharding<mesh24>{}, ext, in, out);
+    if (static_specs)
+      dm::redistribute(mesh, summed{}, dm::sharding<mesh24>{}, ext, in, out);
+    else
+      dm::redistribute(mesh, from, to, ext, in, out);
     for (std::size_t x = 0; x < out.size(); ++x) REQUIRE(out[x] == 36.0 * static_cast<double>(x));  // 1 + ... + 8
     return calls_after(mesh, before);
   };
@@ -311,8 +318,10 @@ TEST_CASE("the plan follows the links: with dp across nodes a Partial over (dp, 
   CHECK(run(dm::init_device_mesh(dm::mpi::world(), mesh24{})) == std::vector<std::string>{"all_reduce on dp_tp"});
   dm::device_mesh_options<dm::mpi::communicator> o;
   o.links["dp"] = dm::link_cost::network(), o.links["tp"] = dm::link_cost::nvlink();
-  CHECK(run(dm::init_device_mesh(dm::mpi::world(), mesh24{}, o)) ==
-        std::vector<std::string>{"reduce_scatterv on tp", "all_reduce on dp", "all_to_allv on tp"});
+  const auto slow_dp = dm::init_device_mesh(dm::mpi::world(), mesh24{}, o);
+  CHECK(run(slow_dp) == std::vector<std::string>{"reduce_scatterv on tp", "all_reduce on dp", "all_to_allv on tp"});
+  // The static pair: its constant plan, one all_reduce, on the same slow-dp mesh.
+  CHECK(run(slow_dp, true) == std::vector<std::string>{"all_reduce on dp_tp"});
 }
 
 TEST_CASE("misuse throws before any communication, with the call in the message") {
@@ -377,14 +386,16 @@ TEST_CASE("with the check mode, ranks whose links choose another plan throw on e
   auto uniform = dm::init_device_mesh(dm::mpi::world(), mesh24{}, o);
   if (uniform.position() == 3) o.links["dp"] = dm::link_cost::network(), o.links["tp"] = dm::link_cost::nvlink();
   auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{}, o);  // rank 3's options differ
-  using summed = dm::sharding<mesh24, dm::on<"dp", dm::partial<dm::reduction::sum>>, dm::on<"tp", dm::partial<dm::reduction::sum>>>;
+  // specs built at run time: planned by the links (a static pair's plan is the same constant everywhere)
+  const auto summed = dm::parse_sharding("P(sum),P(sum)", mesh24{});
+  const auto replicated = dm::parse_sharding("R,R", mesh24{});
   const dm::extents<256, 256> ext;
   std::vector<double> in(256 * 256, 1.0), out(256 * 256);
   const std::uint64_t before = mesh.flight_record().recorded;
-  CHECK_THROWS_WITH_AS(dm::redistribute(mesh, summed{}, dm::sharding<mesh24>{}, ext, in, out),
+  CHECK_THROWS_WITH_AS(dm::redistribute(mesh, summed, replicated, ext, in, out),
                        doctest::Contains("plan reduce_scatter(tp) all_reduce(dp) all_gather(tp)"), dm::mesh_error);
   CHECK(calls_after(mesh, before).size() <= 1);  // the agreement alone, no step
-  dm::redistribute(uniform, summed{}, dm::sharding<mesh24>{}, ext, in, out);  // alike links: it runs
+  dm::redistribute(uniform, summed, replicated, ext, in, out);  // alike links: it runs
   CHECK(out[0] == 8.0);
 }
 

@@ -149,8 +149,9 @@ void require_member(const device_mesh<Layout, Comm>& mesh, const char* what) {
 /// DEVMESH_CHECK_COLLECTIVES=1, which also checks that the ranks describe the call alike); so
 /// do, on every rank, the pairs plan_redistribute refuses (chunking::padded specs, placements
 /// on an alias), blocks too large for MPI's int counts and integer averages on NCCL. The plan
-/// is chosen by modelled time over the mesh's links for these extents and sizeof(T) (static
-/// specs too) and kept by the thread; in the check mode the ranks also agree on it.
+/// of two static specs is a compile-time constant (by bytes); of dynamic specs, chosen by
+/// modelled time over the mesh's links for these extents and sizeof(T) and kept by the thread;
+/// in the check mode the ranks also agree on it.
 template <class Layout, class Comm, class S1, class S2, class E, std::ranges::range In, std::ranges::range Out>
 void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
                   const basic_sharding<Layout, S2>& to, const E& ext, const In& in, Out&& out,
@@ -176,14 +177,21 @@ void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<La
   if constexpr (!bits && contiguous && same_type && writable && runs) {  // else one static_assert alone: no cascade
     detail::require_member(mesh, "redistribute");
     from.check(ext), to.check(ext);  // a static spec's misuse is a compile error, a dynamic one's throws
-    // by modelled time over the mesh's links for this tensor (a static pair too: the plan depends on
-    // them); refusals throw on every rank
-    const auto& plan = detail::kept_plan(from, to, plan_model<Layout::ndim_with_aliases>{}.tensor(ext, sizeof(T)),
-                                         mesh.links_key(), [&](auto& model) {
-                                           const auto links = mesh_links(mesh);
-                                           for (int d = 0; d < Layout::ndim; ++d)
-                                             model.links[d] = links[static_cast<std::size_t>(d)].cost;
-                                         });
+    // A static pair's plan is a constant the compiler computes (by bytes, read in place: no
+    // planner in the program, docs/sharding.md); a dynamic pair's is chosen by modelled time over
+    // the mesh's links for this tensor and kept by the thread. Refusals throw on every rank.
+    const auto& plan = [&]() -> const auto& {
+      if constexpr (detail::plannable_statically<Layout, S1, S2>()) {
+        return detail::kept_plan(from, to);
+      } else {
+        return detail::kept_plan(from, to, plan_model<Layout::ndim_with_aliases>{}.tensor(ext, sizeof(T)),
+                                 mesh.links_key(), [&](auto& model) {
+                                   const auto links = mesh_links(mesh);
+                                   for (int d = 0; d < Layout::ndim; ++d)
+                                     model.links[d] = links[static_cast<std::size_t>(d)].cost;
+                                 });
+      }
+    }();
     const detail::mesh_data_of<Layout> values(mesh.layout());
     const auto shape = ext.shape();
     const auto &a = from.table(), &b = to.table();
