@@ -22,7 +22,10 @@ function(run)
 endfunction()
 
 file(REMOVE_RECURSE "${BUILD}")
-set(config --no-warn-unused-cli -S "${SOURCE}" -B "${BUILD}" -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=Release ${ARGS})
+# Debug at -O0, no debug info: these flows check packaging, not code generation, and each
+# compiles devmesh's runtime libraries once (issue 39): at -O3 that was most of their time.
+set(config --no-warn-unused-cli -S "${SOURCE}" -B "${BUILD}" -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=Debug
+    -DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_CUDA_FLAGS_DEBUG=-O0 ${ARGS})
 if(DEFINED INSTALL_PREFIX)
   run("${CMAKE_COMMAND}" ${config} -DCMAKE_INSTALL_PREFIX=${INSTALL_PREFIX}
       -DDEVMESH_BUILD_TESTS=OFF -DDEVMESH_BUILD_EXAMPLES=OFF -DDEVMESH_BUILD_BENCH=OFF)
