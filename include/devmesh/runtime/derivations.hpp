@@ -3,6 +3,7 @@
 // derived mesh shares its root's state; slices and concatenations create nothing, flatten and
 // unflatten create the missing communicators (collective; recorded in the flight record).
 #pragma once
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <span>
@@ -16,6 +17,7 @@
 #include "../core/fixed_string.hpp"
 #include "../core/print.hpp"
 #include "backend.hpp"
+#include "dim_select.hpp"
 #include "mesh_runtime.hpp"
 #include "root_state.hpp"
 
@@ -30,7 +32,8 @@ device_mesh<Layout, Comm> make_device_mesh(const Layout& l, std::shared_ptr<root
 }  // namespace detail
 
 /// The derivations of Mesh (a device_mesh, which derives from this): slice, operator[],
-/// flatten, unflatten, concatenate.
+/// flatten, unflatten, concatenate; and subgroup, communicators over chosen members of a dim's
+/// groups.
 template <class Mesh, class Layout, communicator Comm>
 class derivations_of {
  public:
@@ -119,6 +122,24 @@ class derivations_of {
     return derive(self().layout_.concatenate(b.layout_), "concatenate");
   }
 
+  /// Groups that are not a dim (PyTorch's new_subgroups_by_enumeration; Megatron's embedding
+  /// groups: `mesh.subgroup<"pp">({0, -1})`, the first and last stage of each pipeline group):
+  /// in every group of dim N, the members at these local ranks (negative: from the end), in
+  /// that order, one communicator per group. Returns this rank's: valid where it is chosen,
+  /// invalid elsewhere (non-members of the mesh too). Collective over every world rank, eager
+  /// or lazy; the ranks agree on the choice first (a rank that chose otherwise, or out of
+  /// range, makes every rank throw mesh_error). The caller owns the communicator; nothing is
+  /// cached.
+  template <fixed_string N = "">
+  Comm subgroup(std::initializer_list<int> local_ranks) const {
+    return subgroup(Mesh::template dim<N>, std::span<const int>(local_ranks.begin(), local_ranks.size()));
+  }
+  /// subgroup<N>(...) of a dim chosen at run time, with the local ranks in a span.
+  Comm subgroup(dim_ref d, std::span<const int> local_ranks) const {
+    const int i = self().select(d, "subgroup");
+    return detail::mesh_runtime<Comm>::subgroup(*self().state_, detail::gathered_layout<Layout>(self().layout_).ref(),
+                                                i, local_ranks, "subgroup");
+  }
  private:
   const Mesh& self() const { return static_cast<const Mesh&>(*this); }
 

@@ -235,23 +235,6 @@ class device_mesh : public collectives_of<device_mesh<Layout, Comm>, Layout, Com
   /// The communicator of a dim chosen at run time, by name or index (PyTorch get_group("tp"),
   /// get_group(1); a loop over [0, ndim) is get_all_groups).
   const Comm& comm(dim_ref d) const { return comm_on(select(d, "comm"), "comm"); }
-  /// Groups that are not a dim (PyTorch's new_subgroups_by_enumeration; Megatron's embedding
-  /// groups: `mesh.subgroup<"pp">({0, -1})`, the first and last stage of each pipeline group):
-  /// in every group of dim N, the members at these local ranks (negative: from the end), in
-  /// that order, one communicator per group. Returns this rank's: valid where it is chosen,
-  /// invalid elsewhere (non-members of the mesh too). Collective over every world rank, eager
-  /// or lazy; the ranks agree on the choice first (a rank that chose otherwise, or out of
-  /// range, makes every rank throw mesh_error). The caller owns the communicator; nothing is
-  /// cached.
-  template <fixed_string N = "">
-  Comm subgroup(std::initializer_list<int> local_ranks) const {
-    return subgroup(dim<N>, std::span<const int>(local_ranks.begin(), local_ranks.size()));
-  }
-  /// subgroup<N>(...) of a dim chosen at run time, with the local ranks in a span.
-  Comm subgroup(dim_ref d, std::span<const int> local_ranks) const {
-    const int i = select(d, "subgroup");
-    return runtime::subgroup(*state_, detail::gathered_layout<Layout>(layout_).ref(), i, local_ranks, "subgroup");
-  }
   /// The communicator of several dims flattened (bit d of `dim_bits`: dim d; one bit: comm(d)),
   /// PyTorch's _flatten without a new mesh: made on first use, collectively as flatten(), and
   /// cached under the default flatten name ("dp_tp"), which flatten<>() finds too.
