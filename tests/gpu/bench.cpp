@@ -80,7 +80,9 @@ void bench(report& rep, const dm::nccl::communicator& world, const options& opt)
   const ncclComm_t raw = mesh.comm().native();
   stream s;
   const std::size_t max_elems = std::max<std::size_t>(opt.bench_max_bytes / sizeof(float), 2 * un);
-  constexpr int warmup = 5, iters = 20, rounds = 3;
+  if (opt.bench_iters < 1) throw std::runtime_error("--bench-iters: at least 1, not " + std::to_string(opt.bench_iters));
+  const int iters = opt.bench_iters, warmup = std::min(iters, 5);
+  constexpr int rounds = 3;
 
   // Inputs: rank r puts (r + i) % 7 at index i; sums stay exact.
   dbuf<float> send(max_elems), recv(max_elems);

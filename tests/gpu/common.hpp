@@ -303,6 +303,9 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 struct options {
   bool bench = false;
   std::size_t bench_max_bytes = std::size_t(256) << 20;
+  // Timed calls per round (and warm-up calls, at most 5). The test double's runs take 2: they
+  // check the harness and its report, not a machine's speed (their times mean nothing).
+  int bench_iters = 20;
   std::string report_path;
   std::string device_facts_markdown;  // for the report
   long long layout_max_ranks = 1LL << 20;

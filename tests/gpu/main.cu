@@ -2,7 +2,7 @@
 // check"). Run it as one process for the single-GPU checks or under mpirun with one rank per
 // GPU for the multi-GPU ones; scripts/gpu-check does both and more.
 //
-//   gpu_check [--bench] [--bench-max BYTES] [--report FILE] [--layout-max-ranks N] [--no-layout]
+//   gpu_check [--bench] [--bench-max BYTES] [--bench-iters N] [--report FILE] [--layout-max-ranks N] [--no-layout]
 //       1. device facts  2. layout in kernels (one process only)  3./4. NCCL on this job's
 //       ranks  5. busbw (--bench; the report goes to FILE)
 //   gpu_check --probe-init-timeout      a non-blocking init that must time out (one process)
@@ -167,7 +167,7 @@ bool device_facts(report& rep, options& opt) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: gpu_check [--bench] [--bench-max BYTES] [--report FILE] [--layout-max-ranks N] [--no-layout]\n"
+               "usage: gpu_check [--bench] [--bench-max BYTES] [--bench-iters N] [--report FILE] [--layout-max-ranks N] [--no-layout]\n"
                "       gpu_check --probe-init-timeout | --probe-abort-hung | --gpus | --compare NAME CPU_OUTPUT NCCL_OUTPUT\n"
                "       gpu_check --layout-selftest [--layout-max-ranks N] [--layout-corrupt]\n");
   return 64;
@@ -190,6 +190,7 @@ int main(int argc, char** argv) {
     try {
       if (a == "--bench") opt.bench = true;
       else if (a == "--bench-max") opt.bench_max_bytes = std::stoull(next());
+      else if (a == "--bench-iters") opt.bench_iters = std::stoi(next());
       else if (a == "--report") opt.report_path = next();
       else if (a == "--layout-max-ranks") opt.layout_max_ranks = std::stoll(next());
       else if (a == "--no-layout") opt.layout = false;
