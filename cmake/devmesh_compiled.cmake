@@ -21,6 +21,12 @@ function(devmesh_compiled_library target output header)
   # devmesh's own build: its warnings (and sanitizers, scripts/sanitize) apply to the library
   # too; devmesh_warnings is defined later, and never for a consumer (a generator expression).
   target_link_libraries(${target} PRIVATE $<BUILD_INTERFACE:$<TARGET_NAME_IF_EXISTS:devmesh_warnings>>)
+  # Pulled in by add_subdirectory or FetchContent (and not installed from there), a library is
+  # built only when something links it: a consumer of devmesh::mpi alone does not wait for the
+  # NCCL backend's.
+  if(NOT PROJECT_IS_TOP_LEVEL AND NOT DEVMESH_INSTALL)
+    set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL ON)
+  endif()
 endfunction()
 
 devmesh_compiled_library(devmesh_runtime devmesh-runtime runtime/impl/src.hpp)

@@ -1,10 +1,12 @@
 # Configures, builds and runs one consumer project with the CMake and compilers of the
 # enclosing build: cmake -DSOURCE=<consumer> -DBUILD=<dir> [-DARGS=a;b] [-DRUN=exe]
-#   [-DEXPECT=regex] [-DTESTS=n] [-DCONFIGURE_EXPECT=regex] [-DCTEST=ON] -P run_consumer.cmake
+#   [-DEXPECT=regex] [-DTESTS=n] [-DCONFIGURE_EXPECT=regex] [-DCTEST=ON] [-DABSENT=file]
+#   -P run_consumer.cmake
 # With -DINSTALL_PREFIX=<dir> instead, it installs devmesh (SOURCE) to that prefix.
 # TESTS: the exact number of tests the consumer's ctest must list (devmesh's own tests
 # must not leak into a consumer). CONFIGURE_EXPECT: a regex the configure output must match.
-# CTEST: also run the consumer's own ctest.
+# CTEST: also run the consumer's own ctest. ABSENT: a file (under BUILD) the build must not make:
+# a devmesh library that nothing in the consumer links.
 cmake_minimum_required(VERSION 3.25)
 foreach(v SOURCE BUILD)
   if(NOT DEFINED ${v})
@@ -50,6 +52,9 @@ if(DEFINED CONFIGURE_EXPECT AND NOT out MATCHES "${CONFIGURE_EXPECT}")
   message(FATAL_ERROR "devmesh package test: the consumer's configure output does not match '${CONFIGURE_EXPECT}'")
 endif()
 run("${CMAKE_COMMAND}" --build "${BUILD}" -j 2)
+if(DEFINED ABSENT AND EXISTS "${BUILD}/${ABSENT}")
+  message(FATAL_ERROR "devmesh package test: the build made ${ABSENT}, which nothing in the consumer links")
+endif()
 if(DEFINED TESTS)
   run("${CMAKE_CTEST_COMMAND}" --test-dir "${BUILD}" -N)
   if(NOT out MATCHES "Total Tests: ${TESTS}\n")
