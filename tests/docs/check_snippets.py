@@ -28,7 +28,7 @@ GPUs). A ```text block marked `<!-- output -->` right after a program is its exp
 the same lines, in any order for MPI programs (ranks print concurrently), exactly otherwise.
 
 Usage: check_snippets.py --docs ROOT --work DIR --cmake CMAKE --generator GEN --cxx CXX
-       [--source DEVMESH_SOURCE] [--mpiexec MPIEXEC]
+       [--source DEVMESH_SOURCE | --prefix INSTALLED_DEVMESH] [--mpiexec MPIEXEC]
 """
 import argparse
 import os
@@ -152,6 +152,9 @@ class Checker:
         lines = [
             "cmake_minimum_required(VERSION 3.25)",
             "project(devmesh_doc_snippets LANGUAGES CXX)",
+            # An installed devmesh (--prefix: package.install's, as the docs' find_package
+            # users have it) spares this project a build of the compiled runtime of its own.
+            "find_package(devmesh 0.1 REQUIRED)" if self.a.prefix else
             f'add_subdirectory("{self.a.source}" devmesh)',
             'file(WRITE "${CMAKE_BINARY_DIR}/backends.txt" "")',
             'foreach(b mpi nccl)',
@@ -199,7 +202,8 @@ class Checker:
 
     def configure_and_build(self):
         res = self.run([self.a.cmake, "-S", self.project, "-B", self.build, "-G", self.a.generator,
-                        f"-DCMAKE_CXX_COMPILER={self.a.cxx}", "--no-warn-unused-cli"])
+                        f"-DCMAKE_CXX_COMPILER={self.a.cxx}", "--no-warn-unused-cli"]
+                       + ([f"-Ddevmesh_DIR={self.a.prefix}/lib/cmake/devmesh"] if self.a.prefix else []))
         if res.returncode != 0:
             print(res.stdout[-4000:], res.stderr[-4000:])
             self.fail("docs.snippets", "configuring the snippets' CMake project failed")
@@ -322,6 +326,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--docs", required=True, help="the tree holding README.md and docs/")
     p.add_argument("--source", help="devmesh's source tree (default: --docs)")
+    p.add_argument("--prefix", help="an installed devmesh to find_package (default: --source, added "
+                   "with add_subdirectory)")
     p.add_argument("--work", required=True)
     p.add_argument("--cmake", default="cmake")
     p.add_argument("--generator", default="Unix Makefiles")
