@@ -25,7 +25,8 @@ header-only (the default) and compiled (-DDEVMESH_SEPARATE_COMPILATION) where
 include/devmesh/src.hpp exists. When the quickstart's text differs between them, the older
 text is also compiled against every tree (the headers' share).
 
---smoke: g++ -fsyntax-only, once, on every program (do they still compile?). Exits 77 (skipped)
+--smoke: g++ -fsyntax-only, once, on every program of --after's tree in both modes and on the
+hand-written ones (do they still compile?); --before's tree is only extracted. Exits 77 (skipped)
 where --before is not a commit here (a tarball, a shallow clone).
 """
 import argparse
@@ -208,6 +209,8 @@ def main():
     if os.path.exists(f"{adir}/include/devmesh/src.hpp"):
         trees.append((adir, after + " compiled", ["-DDEVMESH_SEPARATE_COMPILATION"]))
     same_text = open(f"{bdir}/train.cpp").read() == open(f"{adir}/train.cpp").read()
+    if a.smoke:  # --before's tree is extracted (git archive) but not compiled: the smoke is the programs of now
+        trees, same_text = [t for t in trees if t[0] == adir], True
     wanted = set(a.compilers.split(","))
     cmds = {k: v for k, v in commands(trees, same_text, a.smoke, work).items() if k[1] in wanted}
     links = {} if a.smoke or "g++" not in wanted else link_cmds(cmds, trees)
