@@ -212,6 +212,17 @@ void strict(const C& world) {
   o = O{};
   o.timeout = std::chrono::seconds(-5);
   expect_refused(world, o, "options.timeout = -5 s", {"options.timeout = -5000 ms", "negative"}, __LINE__);
+  // Above 10^9 s: refused, never an overflowing deadline (milliseconds::max() once wrapped).
+  for (auto huge : {std::chrono::milliseconds::max(), std::chrono::milliseconds(dm::max_bound.count() + 1)}) {
+    o = O{};
+    o.timeout = huge;
+    expect_refused(world, o, "options.timeout = " + std::to_string(huge.count()) + " ms",
+                   {"options.timeout = " + std::to_string(huge.count()) + " ms", "is above the largest bound"}, __LINE__);
+    o = O{};
+    o.watchdog = huge;
+    expect_refused(world, o, "options.watchdog = " + std::to_string(huge.count()) + " ms",
+                   {"options.watchdog = " + std::to_string(huge.count()) + " ms", "is above the largest bound"}, __LINE__);
+  }
   for (long n : {-2L, 1L << 30}) {
     o = O{};
     o.flight_record_entries = n;

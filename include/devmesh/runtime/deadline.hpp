@@ -65,6 +65,9 @@ class watchdog_timeout : public timeout_error {
 };
 
 inline constexpr std::chrono::milliseconds default_timeout = std::chrono::seconds(600);
+/// The largest bound devmesh takes (options or environment): 10^9 s, about 31 years. Larger,
+/// a deadline (now + bound, in steady_clock's nanoseconds) could overflow the clock.
+inline constexpr std::chrono::milliseconds max_bound = std::chrono::seconds(1000000000);
 
 /// Seconds from the environment variable `var` (> 0, decimals allowed; with `zero_is_off`,
 /// also 0, read as 0 ms), else `fallback`. A malformed value is an error, not silently the

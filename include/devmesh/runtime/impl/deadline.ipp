@@ -28,7 +28,7 @@ DEVMESH_DECL long long parse_seconds(std::string_view v, bool zero_is_off) {
   std::size_t i = 0;
   for (; i < v.size() && v[i] >= '0' && v[i] <= '9'; ++i) {
     whole = whole * 10 + (v[i] - '0');
-    if (whole > 1000000000) return -1;
+    if (whole * 1000 > max_bound.count()) return -1;
   }
   if (i == 0) return -1;
   if (i < v.size() && v[i] == '.') {
@@ -45,14 +45,14 @@ DEVMESH_DECL long long parse_seconds(std::string_view v, bool zero_is_off) {
   }
   if (i != v.size()) return -1;
   const long long total = whole * 1000 + ms;
-  if (total > 1000000000LL * 1000 || (total == 0 && !zero_is_off)) return -1;
+  if (total > max_bound.count() || (total == 0 && !zero_is_off)) return -1;
   return total;
 }
 /// The error naming `what` (a variable or an option) and its value, and the rule.
 DEVMESH_DECL std::string seconds_rule_error(std::string_view what, std::string_view value, bool zero_is_off) {
   return "devmesh: " + std::string(what) + "='" + std::string(value) +
-         "' is not a number of seconds: write digits with at most three decimals (whole milliseconds), from 0.001 to "
-         "1000000000" +
+         "' is not a number of seconds: write digits with at most three decimals (whole milliseconds), from 0.001 to " +
+         std::to_string(max_bound.count() / 1000) +
          (zero_is_off ? std::string(", or 0: off") : std::string()) +
          ", with no sign, space, exponent, hex or unit (e.g. " + std::string(what) + "=600)";
 }

@@ -48,12 +48,18 @@ std::string placement_error(const mesh_state<C>& st, int n, std::string_view how
 template <communicator C>
 std::string resolve_options(mesh_state<C>& st, const device_mesh_options<C>& o, std::size_t& entries) {
   const auto ms = [](std::chrono::milliseconds d) { return std::to_string(d.count()) + " ms"; };
+  const auto too_long = [&](const char* what, std::chrono::milliseconds d) {
+    return "devmesh: options." + std::string(what) + " = " + ms(d) + " is above the largest bound, " +
+           ms(max_bound) + " (10^9 s: a deadline past it could overflow the clock)";
+  };
   if (o.timeout.count() < 0)
     return "devmesh: options.timeout = " + ms(o.timeout) +
            " is negative (a bound is > 0; 0: DEVMESH_TIMEOUT, else 600 s)";
+  if (o.timeout > max_bound) return too_long("timeout", o.timeout);
   if (o.watchdog.count() < 0)
     return "devmesh: options.watchdog = " + ms(o.watchdog) +
            " is negative (a bound is > 0; 0: DEVMESH_WATCHDOG, else off; to turn it off, leave it 0)";
+  if (o.watchdog > max_bound) return too_long("watchdog", o.watchdog);
   if (o.flight_record_entries < -1 || o.flight_record_entries > static_cast<long>(max_flight_record_entries))
     return "devmesh: options.flight_record_entries = " + std::to_string(o.flight_record_entries) + " is not in [0, " +
            std::to_string(max_flight_record_entries) + "] (0: off; -1: DEVMESH_FLIGHT_RECORD_ENTRIES, else " +
