@@ -7,6 +7,7 @@
 //   - one communicator per half (every rank passes one): every rank throws, naming the
 //     mistake;
 //   - options.rank_map set as well: every rank throws.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -110,5 +111,16 @@ TEST_CASE("options.rank_map set as well: every rank throws") {
   o.rank_map = {0};
   CHECK_THROWS_WITH_AS(dm::from_comms<"dp">(world, split(0, world.rank()), o),
                        doctest::Contains("options.rank_map is set on world rank 0"), dm::mesh_error);
+}
+TEST_CASE("DEVMESH_TIMEOUT malformed on the last rank alone: every rank throws it, promptly") {
+  // The map step runs before init agrees on the options: the last rank's bad value must not
+  // throw there alone and leave its peers waiting out their bound (600 s).
+  auto world = dm::mpi::world();
+  const int n = world.size(), me = world.rank();
+  if (me == n - 1) setenv("DEVMESH_TIMEOUT", "5 s", 1);
+  const std::string what = CHECK_THROWS_WHAT(dm::mesh_error, dm::from_comms<"dp">(world, split(0, me)),
+                                             "DEVMESH_TIMEOUT='5 s' is not a number of seconds");
+  unsetenv("DEVMESH_TIMEOUT");
+  CHECK_MESSAGE(what.find("failed on rank " + std::to_string(n - 1) + " of ") != std::string::npos, what);
 }
 }  // namespace mpi_from_one_comm_test

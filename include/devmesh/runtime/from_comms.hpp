@@ -51,7 +51,7 @@ template <fixed_string Name, class W, communicator C = std::remove_cvref_t<W>>
 device_mesh<mesh<dim<Name>>, C> from_comms(W&& world, C comm, device_mesh_options<C> options = {}) {
   const std::string step = "from_comms<\"" + std::string(Name.view()) + "\">";
   std::vector<int> map = detail::mesh_runtime<C>::one_comm_map(std::as_const(world), comm, !options.rank_map.empty(),
-                                                               step, deadline::after(options.resolved_timeout()));
+                                                               step, deadline::after(options.timeout_before_agreement()));
   const int n = static_cast<int>(map.size());
   options.rank_map = std::move(map);
   std::array<C, 1> comms{std::move(comm)};

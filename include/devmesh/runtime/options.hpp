@@ -204,6 +204,18 @@ struct device_mesh_options {
   }
   /// The bound of devmesh's own steps: timeout, else DEVMESH_TIMEOUT, else 600 s.
   std::chrono::milliseconds resolved_timeout() const { return timeout.count() > 0 ? timeout : timeout_from_env(); }
+  /// The bound of a step taken before init has agreed on the options (from_comms's map of one
+  /// communicator): resolved_timeout(), or 600 s where the option or DEVMESH_TIMEOUT breaks the
+  /// rule. Never throws: one rank's bad value must not leave its peers waiting in that step;
+  /// init then refuses it on every rank, naming the rank.
+  std::chrono::milliseconds timeout_before_agreement() const noexcept {
+    if (timeout.count() < 0 || timeout > max_bound) return default_timeout;
+    try {
+      return resolved_timeout();
+    } catch (...) {
+      return default_timeout;
+    }
+  }
   /// The watchdog's bound: watchdog, else DEVMESH_WATCHDOG; 0 ms: off.
   std::chrono::milliseconds resolved_watchdog() const {
     return watchdog.count() > 0 ? watchdog : seconds_from_env("DEVMESH_WATCHDOG", {}, true);
