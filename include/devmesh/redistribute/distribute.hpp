@@ -37,22 +37,57 @@ dynamic_sharding<Layout> without_partial(const basic_sharding<Layout, S>& spec) 
 
 /// PyTorch's DTensor.full_tensor(): `full` (the tensor's row-major elements, on every rank)
 /// from this rank's block `local` under `spec`; redistribute to every dim Replicate.
-template <class Layout, class Comm, class S, class E, std::ranges::contiguous_range In,
-          std::ranges::contiguous_range Out>
+template <class Layout, class Comm, class S, class E, std::ranges::range In, std::ranges::range Out>
 void full_tensor(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
                  const In& local, Out&& full, typename Comm::stream_type stream = {}) {
-  redistribute(mesh, spec, sharding<Layout>(spec.mesh()), ext, local, std::forward<Out>(full), stream);
+  // Any range gets here, so that a misuse is devmesh's message (redistribute's, or this one).
+  constexpr bool bits = detail::packed_bools<In> || detail::packed_bools<Out>;
+  static_assert(!bits, "devmesh: full_tensor: local and full must be contiguous ranges, and std::vector<bool> is not "
+                       "one (it packs its bools into bits): use std::array<bool, N>, a std::unique_ptr<bool[]> or a "
+                       "std::span<bool> over bools, or std::vector<std::uint8_t>");
+  if constexpr (!bits) redistribute(mesh, spec, sharding<Layout>(spec.mesh()), ext, local, std::forward<Out>(full), stream);
 }
 
 /// PyTorch's distribute_tensor(..., src_data_rank=None): every rank holds the whole tensor
 /// `full` and keeps its block under `spec` in `local`. No communication (a Partial spec
 /// keeps the value on coordinate 0 of its dims, zeros elsewhere, so the sum is exact).
-template <class Layout, class Comm, class S, class E, std::ranges::contiguous_range In,
-          std::ranges::contiguous_range Out>
+template <class Layout, class Comm, class S, class E, std::ranges::range In, std::ranges::range Out>
 void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
                 const In& full, Out&& local, typename Comm::stream_type stream = {}) {
-  redistribute(mesh, sharding<Layout>(spec.mesh()), spec, ext, full, std::forward<Out>(local), stream);
+  constexpr bool bits = detail::packed_bools<In> || detail::packed_bools<Out>;
+  static_assert(!bits, "devmesh: distribute: full and local must be contiguous ranges, and std::vector<bool> is not "
+                       "one (it packs its bools into bits): use std::array<bool, N>, a std::unique_ptr<bool[]> or a "
+                       "std::span<bool> over bools, or std::vector<std::uint8_t>");
+  if constexpr (!bits) redistribute(mesh, sharding<Layout>(spec.mesh()), spec, ext, full, std::forward<Out>(local), stream);
 }
+
+namespace detail {
+/// distribute(..., root)'s work, on contiguous buffers (the public function's checks first).
+template <class Layout, class Comm, class S, class E, class In, class Out>
+void distribute_from(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
+                     const In& full, Out& local, int root, typename Comm::stream_type stream) {
+  using T = std::ranges::range_value_t<Out>;
+  static_assert(std::is_same_v<std::remove_cv_t<std::ranges::range_value_t<In>>, T>,
+                "devmesh: distribute: full and local must hold the same element type");
+  static_assert(runs_redistribute<Comm, T>,
+                "devmesh: distribute needs a backend with the v-collectives all_to_allv and reduce_scatterv and a "
+                "memory space for its stream type (redistribute/memory.hpp): the MPI and NCCL backends");
+  require_member(mesh, "distribute");
+  const auto sent = without_partial(spec);
+  const auto last = plan_redistribute(sent, spec);  // local steps only; refuses what redistribute refuses
+  spec.check(ext);
+  const placement_table<Layout::ndim_with_aliases> whole{};  // every dim replicated: the root's tensor
+  const mesh_data_of<Layout> values(mesh.layout());
+  const auto shape = ext.shape();
+  const auto& to = spec.table();
+  redistribute_runtime<Comm>::distribute_from_root(
+      group_site_of(mesh),
+      {values.data(), whole, to, plan_data(last), shape, element_type_of<T>, std::ranges::data(full),
+       std::ranges::size(full), std::ranges::data(local), std::ranges::size(local),
+       specs_on_mesh(mesh, spec, spec)},
+      sent.table(), root, stream);
+}
+}  // namespace detail
 
 /// PyTorch's distribute_tensor(..., src_data_rank=root): only the rank at index `root` of the
 /// mesh (row-major over its dims; a root mesh's rank) reads `full`, the others may pass an
@@ -60,30 +95,18 @@ void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layo
 /// over the mesh, whatever the check mode (only the root can check `full`'s size, and a rank's
 /// error must reach every rank), then one collective: a broadcast where the spec shards
 /// nothing, else an all_to_allv in which the root sends each rank exactly its block.
-template <class Layout, class Comm, class S, class E, std::ranges::contiguous_range In,
-          std::ranges::contiguous_range Out>
+template <class Layout, class Comm, class S, class E, std::ranges::range In, std::ranges::range Out>
 void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
                 const In& full, Out&& local, int root, typename Comm::stream_type stream = {}) {
-  using T = std::ranges::range_value_t<Out>;
-  static_assert(std::is_same_v<std::remove_cv_t<std::ranges::range_value_t<In>>, T>,
-                "devmesh: distribute: full and local must hold the same element type");
-  static_assert(detail::runs_redistribute<Comm, T>,
-                "devmesh: distribute needs a backend with the v-collectives all_to_allv and reduce_scatterv and a "
-                "memory space for its stream type (redistribute/memory.hpp): the MPI and NCCL backends");
-  detail::require_member(mesh, "distribute");
-  const auto sent = detail::without_partial(spec);
-  const auto last = plan_redistribute(sent, spec);  // local steps only; refuses what redistribute refuses
-  spec.check(ext);
-  const placement_table<Layout::ndim_with_aliases> whole{};  // every dim replicated: the root's tensor
-  const detail::mesh_data_of<Layout> values(mesh.layout());
-  const auto shape = ext.shape();
-  const auto& to = spec.table();
-  detail::redistribute_runtime<Comm>::distribute_from_root(
-      detail::group_site_of(mesh),
-      {values.data(), whole, to, detail::plan_data(last), shape, element_type_of<T>, std::ranges::data(full),
-       std::ranges::size(full), std::ranges::data(local), std::ranges::size(local),
-       detail::specs_on_mesh(mesh, spec, spec)},
-      sent.table(), root, stream);
+  constexpr bool bits = detail::packed_bools<In> || detail::packed_bools<Out>;
+  static_assert(!bits, "devmesh: distribute: full and local must be contiguous ranges, and std::vector<bool> is not "
+                       "one (it packs its bools into bits): use std::array<bool, N>, a std::unique_ptr<bool[]> or a "
+                       "std::span<bool> over bools, or std::vector<std::uint8_t>");
+  static_assert(bits || (std::ranges::contiguous_range<In> && std::ranges::contiguous_range<Out>),
+                "devmesh: distribute: full and local must be contiguous ranges (std::vector, std::array, std::span, a "
+                "C array) of one element type");
+  if constexpr (!bits && std::ranges::contiguous_range<In> && std::ranges::contiguous_range<Out>)
+    detail::distribute_from(mesh, spec, ext, full, local, root, stream);
 }
 
 /// The checks of PyTorch's DTensor.from_local(..., run_check=True): this rank's block `local`
