@@ -16,6 +16,10 @@
 //   threads_equal_groups  4 ranks, MPI_THREAD_MULTIPLE: all_reduce on "cp" and on the alias
 //                       "dp_cp" (same groups) from two threads at once, every result checked
 //   threads_two_meshes  two meshes over one world, one thread each, every result checked
+//   flatten_threads     4 ranks, MPI_THREAD_MULTIPLE, an eager mesh: one thread flattens while
+//                       the other makes handles (slices) and all_reduces on tp, every result
+//                       checked; then two threads flatten at once, 10 times: each right or
+//                       mesh_error on every rank, never a hang or a crash (issue 41)
 //   shift_aliased       4 ranks: shift with the same buffer as send and receive (1 MiB, 4 ints,
 //                       periodic and not): the neighbour's data, never our own
 //   shift_overlap       send and receive overlapping by a few elements: right or an exception
@@ -517,6 +521,60 @@ C world_of(int ranks) {
   return dm::mpi::world();
 }
 
+// Eager flatten from two threads (issue 41): the step runs on the root's control communicator and
+// adds to the communicator cache, while handles look the cache up. First one thread flattens
+// while the other keeps making handles and all_reduces on them: all right. Then both threads
+// flatten at once (other names, so ranks that ran them in other orders disagree): each flatten
+// gives a right all_reduce or a mesh_error, never a hang, a crash or a wrong value.
+template <dm::fixed_string Name, class M>
+first_use flatten_and_use(const M& mesh) {
+  first_use u;
+  try {
+    auto f = mesh.template flatten<Name, "dp", "tp">();
+    u = use_first<Name>(f);
+  } catch (const dm::mesh_error&) {
+    u.refused = true;
+  } catch (const std::exception& x) {
+    u.other = x.what();
+  }
+  return u;
+}
+void flatten_threads(const C& world) {
+  auto mesh = dm::init_device_mesh(world, m2(2, 2));
+  std::string first_wrong;
+  int wrong = 0;
+  first_use a;
+  std::atomic<bool> done{false};
+  std::thread ta([&] {
+    a = flatten_and_use<"all">(mesh);
+    done = true;
+  });
+  std::thread tb([&] {
+    for (int i = 0; i < 50 || !done.load(); ++i) {
+      const auto row = mesh.template slice<"tp">();  // a handle: resolves its dims in the cache
+      wrong += hammer<"tp">(row, 5'000'000'000L + 1000L * i, first_wrong) > 0;
+    }
+  });
+  ta.join();
+  tb.join();
+  CHECK_MESSAGE(a.right, ("flatten beside handles and all_reduces: " + a.other));
+  CHECK_MESSAGE(wrong == 0, ("all_reduces on tp beside a flatten: " + first_wrong));
+  int right = 0, refused = 0;
+  for (int round = 0; round < 10; ++round) {
+    first_use x, y;
+    std::thread tx([&] { x = flatten_and_use<"f1">(mesh); });
+    std::thread ty([&] { y = flatten_and_use<"f2">(mesh); });
+    tx.join();
+    ty.join();
+    for (const first_use* u : {&x, &y}) {
+      CHECK_MESSAGE(u->other.empty(), ("round " + std::to_string(round) + ": " + u->other));
+      right += u->right, refused += u->refused;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  if (me == 0) std::printf("flatten_threads: 20 flattens per rank from two threads: %d right, %d refused\n", right, refused);
+}
+
 /// The world of a threads scenario (with the rounds per thread from the command line), or
 /// nullopt, the test case skipped, when MPI lacks MPI_THREAD_MULTIPLE.
 std::optional<C> threads_world() {
@@ -542,6 +600,9 @@ TEST_CASE("threads_two_meshes") {
 }
 TEST_CASE("lazy_threads") {
   if (const auto world = threads_world()) lazy_threads(*world);
+}
+TEST_CASE("flatten_threads") {
+  if (const auto world = threads_world()) flatten_threads(*world);
 }
 TEST_CASE("shift_aliased") { shift_aliased(world_of(4)); }
 TEST_CASE("shift_overlap") { shift_overlap(world_of(4)); }

@@ -17,8 +17,9 @@ namespace devmesh::detail {
 template <communicator Comm>
 void mesh_runtime<Comm>::find_entries(const state& st, const layout_values& layout, std::span<const entry*> out) {
   const mesh_state<Comm>& s = full_state(st);
-  std::unique_lock<std::mutex> lock(s.creating, std::defer_lock);
-  if (s.options.lazy) lock.lock();
+  // Once per handle: the cache grows after init (a flatten, unflatten or redistribute's
+  // flattened group in another thread), so its lookups take the lock in every mode.
+  const std::lock_guard<std::mutex> lock(s.creating);
   for (std::size_t d = 0; d < out.size(); ++d) {
     const dim_groups g = groups_of(layout, static_cast<int>(d));
     out[d] = s.cache.find(g.name, g.key());
@@ -30,8 +31,7 @@ const comm_entry<Comm>& mesh_runtime<Comm>::dim_entry(state& st, const layout_re
                                                       text_ref where) {
   mesh_state<Comm>& s = full_state(st);
   const dim_groups g = groups_of(layout.values, d);
-  std::unique_lock<std::mutex> lock(s.creating, std::defer_lock);
-  if (s.options.lazy) lock.lock();  // eager: the cache is complete after init, read-only here
+  const std::lock_guard<std::mutex> lock(s.creating);  // the slow path (a handle resolves its dims once)
   if (const auto* e = s.cache.find(g.name, g.key())) return *e;
   if (s.options.lazy) return ensure_lazy(s, describe_layout(layout), d);
   throw mesh_error("devmesh: " + std::string(what) + " on " + where() +
@@ -52,6 +52,10 @@ void mesh_runtime<Comm>::derive(state& st, const layout_ref& layout, const char*
                                 const typename Comm::options_type* backend_options,
                                 std::string_view local_error) {
   mesh_state<Comm>& s = full_state(st);
+  // One thread at a time: the step's collectives run on the control communicator (two at once
+  // are undefined in MPI: a hang) and it adds to the cache and the options. Ranks whose threads
+  // derive in other orders then disagree in the step's agreement: an error on every rank.
+  const std::lock_guard<std::mutex> one_at_a_time(s.creating);
   std::string step = what;
   std::vector<std::string> added;
   if (backend_options) step += s.set_call_options(new_dims, *backend_options, what, added);

@@ -44,8 +44,9 @@ struct mesh_state : root_state<Comm> {
   flight_recorder recorder;          // the last calls of this root's meshes
   channel steps{"mesh", {}, 0};      // devmesh's own collective steps (flatten, ...)
   std::string options_error;  // why this rank's options or environment are refused ("" if they are not)
-  // Serializes what may add to the cache after init (a lazy first use, a flattened group's
-  // communicator made for redistribute) and the lookups that may race with it: two threads'
+  // Serializes what may add to the cache after init (a lazy first use, a flatten, unflatten or
+  // subgroup, a flattened group's communicator made for redistribute) and the lookups that may
+  // race with it (a handle resolving its dims): two threads'
   // first uses no longer run collectives on one parent communicator at once (undefined in MPI:
   // a hang) nor write the cache together. Ranks whose threads make the first uses in other
   // orders then disagree in check_same, an error on every rank (contract.comms.lazy_threads).
