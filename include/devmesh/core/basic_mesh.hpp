@@ -34,6 +34,7 @@
 #include "names.hpp"
 #include "queries.hpp"  // the free forms of its named members (dm::size<"tp">(m), ...)
 #include "sizes.hpp"
+#include "unflatten.hpp"
 
 namespace devmesh {
 
@@ -141,16 +142,9 @@ class basic_mesh : public indexed_mesh<L> {
   /// (default: the one containing position 0; for a root mesh there is only one).
   DEVMESH_HOST_DEVICE constexpr int rank_at(const std::array<int, L.nprimary>& c, int member = 0) const {
     this->check_position(member);
-    int r = this->base_of(member, 0, L.first[ndim]);
-    for (int d = 0; d < ndim; ++d) {
-      if (c[d] < 0 || c[d] >= this->size_of(d)) fail_coordinate(d, c[d]);  // devmesh: coordinate out of range
-      int rest = c[d];
-      for (int m = L.first[d + 1] - 1; m >= L.first[d]; --m) {
-        r += (rest % this->mode_shape(m)) * this->mode_stride(m);
-        rest /= this->mode_shape(m);
-      }
-    }
-    return r;
+    for (int d = 0; d < ndim; ++d)
+      if (c[d] < 0 || c[d] >= this->size_of(d)) detail::fail_coordinate<Names>(d, c[d], this->size_of(d));  // devmesh: coordinate out of range
+    return this->position_at(c.data(), member);
   }
 
   // ---- groups --------------------------------------------------------------------------
@@ -255,12 +249,12 @@ class basic_mesh : public indexed_mesh<L> {
   DEVMESH_HOST_DEVICE constexpr auto unflatten() const {
     if constexpr (!checks::template check_unflatten<N, false, New...>()) {
       return *this;  // a diagnostic has fired; a harmless fallback, no cascade
-    } else if constexpr (cut_at_compile_time<index<N>, New...>::value) {
-      using op = typename cut_at_compile_time<index<N>, New...>::op;
+    } else if constexpr (detail::compile_time_cut<L, index<N>, New...>::value) {
+      using op = decltype(compile_time_cut_op<index<N>, New...>(std::index_sequence_for<New...>{}));
       if constexpr (!checks::template check_cut<N, op, New...>()) {
         return *this;  // a diagnostic has fired
       } else {
-        check_unflatten_sizes<index<N>, New::size...>();  // devmesh: the new sizes do not multiply to the dim's size
+        detail::check_unflatten_sizes<L, Names, index<N>, New::size...>(this->size_of(index<N>));  // devmesh: the new sizes do not multiply to the dim's size
         return derive<op, names<typename New::name_type...>>();
       }
     } else if constexpr (!checks::template check_run_time_cut<N, false, New...>()) {
@@ -280,24 +274,15 @@ class basic_mesh : public indexed_mesh<L> {
   template <fixed_string N, dim_spec... New, class... I>
     requires(sizeof...(I) > 0 && (std::is_integral_v<I> && ...))
   DEVMESH_HOST_DEVICE constexpr auto unflatten(I... sizes) const {
-    constexpr int given = static_cast<int>(sizeof...(I)), all = static_cast<int>(sizeof...(New));
-    constexpr int dynamic_new = ((New::size == dynamic_size ? 1 : 0) + ... + 0);
     if constexpr (!checks::template check_unflatten<N, true, New...>()) {
       return *this;  // a diagnostic has fired; a harmless fallback, no cascade
-    } else if constexpr (given != all && given != dynamic_new) {
-      detail::require<false, error::unflatten_size_count<size_value<given>, size_value<dynamic_new>, size_value<all>>>();
-      return *this;
+    } else if constexpr (!detail::check_new_size_count<sizeof...(I), New...>()) {
+      return *this;  // a diagnostic has fired
     } else if constexpr (!checks::template check_run_time_cut<N, true, New...>()) {
       return *this;  // a diagnostic has fired
     } else {
-      constexpr int fixed[] = {New::size...};
-      const long long in[] = {static_cast<long long>(sizes)...};
-      int all_sizes[all]{};
-      for (int j = 0, k = 0; j < all; ++j) {
-        const long long v = given == all ? in[j] : fixed[j] == dynamic_size ? in[k++] : fixed[j];
-        all_sizes[j] = v == dynamic_size ? dynamic_size : v < 1 || v > INT_MAX ? 0 : static_cast<int>(v);
-        if (all_sizes[j] == 0) fail_new_size<New...>(j, v);  // devmesh: not a positive int
-      }
+      int all_sizes[sizeof...(New)]{};
+      detail::read_new_sizes<New...>(all_sizes, sizes...);
       return cut_at_run_time<index<N>, New...>(all_sizes);
     }
   }
@@ -308,19 +293,12 @@ class basic_mesh : public indexed_mesh<L> {
   /// the sizes are static, else mesh_error. Dim names must differ (a compile error).
   template <auto L2, class N2>
   DEVMESH_HOST_DEVICE constexpr auto concatenate(const basic_mesh<L2, N2>& b) const {
-    using op = typename base::template concat_op<L2>;
-    using result = typename detail::derived_mesh<op, Names, detail::first_names<L2.nprimary, N2>>::type;
     if constexpr (!detail::check_concatenation<L, Names, L2, N2>()) {
       return *this;  // a diagnostic has fired; a harmless fallback, no cascade
     } else {
       detail::check_concatenation_values<Names, N2>(*this, b);
-      int inputs[L.ndynamic + L2.ndynamic + 1]{};
-      for (int k = 0; k < L.ndynamic; ++k) inputs[k] = this->value(detail::dynamic_slot(k));
-      for (int k = 0; k < L2.ndynamic; ++k) inputs[L.ndynamic + k] = b.value(detail::dynamic_slot(k));
-      if constexpr (result::is_static)
-        return result{};
-      else
-        return result(detail::evaluate<op>(inputs));
+      const detail::concatenated_values<L.ndynamic, L2.ndynamic> inputs(this->dynamic_values(), b.dynamic_values());
+      return derive_from<typename base::template concat_op<L2>, detail::first_names<L2.nprimary, N2>>(inputs.v);
     }
   }
 
@@ -329,155 +307,36 @@ class basic_mesh : public indexed_mesh<L> {
   DEVMESH_HOST_DEVICE constexpr explicit basic_mesh(const values_base& v) : base(v) {}
 
  private:
-  /// The mesh an operation on this mesh's layout gives (its inputs are this mesh's values).
+  /// The mesh an operation on this mesh's layout gives, from the operation's inputs: this
+  /// mesh's dynamic values, then any others (derive: this mesh's alone).
   template <class Op, class NewNames>
-  DEVMESH_HOST_DEVICE constexpr auto derive() const {
+  DEVMESH_HOST_DEVICE static constexpr auto derive_from(const int* inputs) {
     using result = typename detail::derived_mesh<Op, Names, NewNames>::type;
     if constexpr (result::is_static)
       return result{};
-    else if constexpr (is_static)
-      return result(detail::evaluate<Op>(nullptr));
     else
-      return result(detail::evaluate<Op>(this->values().v));
+      return result(detail::evaluate<Op>(inputs));
   }
-  /// Whether unflatten<N, New...>() cuts dim D at compile time (its one mode, or static
-  /// values that tell how the sizes cut it), and that cut as an operation (an inferred size
-  /// resolved where D's size is static).
-  template <int D, class... New>
-  struct cut_at_compile_time {
-    static constexpr int given[] = {New::size...};
-    static constexpr long long whole = L.static_dim(D) ? L.static_dim_size(D) : detail::no_total;
-    static constexpr auto r = detail::resolve_sizes({.given = given, .n = sizeof...(New), .total = whole});
-    static constexpr bool one_mode = L.count(D) <= 1;
-    static constexpr int size_of_new(int j) {
-      return !one_mode && given[j] == dynamic_size && r.ok() && r.inferred >= 0 ? r.inferred_size : given[j];
-    }
-    template <std::size_t... J>
-    static auto make(std::index_sequence<J...>) -> typename base::template unflatten_op<D, size_of_new(J)...>;
-    using op = decltype(make(std::index_sequence_for<New...>{}));
-    static constexpr bool value = one_mode || (whole != detail::no_total && r.ok() && !op::cut.needs_values);
-  };
-  /// Dim D cut into New... with these sizes (dynamic_size: inferred), at run time: the sizes
-  /// resolved against D's size, then PyTorch's cut of D's layout (cut.hpp); its pieces are the
-  /// new dims' modes (unflatten_values_op). A fault throws mesh_error naming the dims.
+  template <class Op, class NewNames>
+  DEVMESH_HOST_DEVICE constexpr auto derive() const {
+    return derive_from<Op, NewNames>(this->dynamic_values());
+  }
+  /// The operation of unflatten<N, New...>() cut at compile time (detail::compile_time_cut).
+  template <int D, class... New, std::size_t... J>
+  static auto compile_time_cut_op(std::index_sequence<J...>)
+      -> typename base::template unflatten_op<D, detail::compile_time_cut<L, D, New...>::size_of_new(J)...>;
+  /// Dim D cut into New... with these sizes (dynamic_size: inferred), at run time: the new
+  /// dims' values (detail::cut_values) after this mesh's own, as unflatten_values_op reads them.
   template <int D, class... New>
   DEVMESH_HOST_DEVICE constexpr auto cut_at_run_time(const int* given) const {
     constexpr int K = static_cast<int>(sizeof...(New));
-    constexpr int fixed[] = {New::size...};
-    const auto r = detail::resolve_sizes({.given = given, .n = K, .fixed = fixed, .total = this->size_of(D)});
-    if (!r.ok()) fail_unflatten<New...>(D, r, given, fixed);  // devmesh: the new sizes do not fit the dim
-    int sizes[K]{};
-    for (int j = 0; j < K; ++j) sizes[j] = j == r.inferred ? r.inferred_size : given[j];
-    const auto l = this->layout_of(D);
-    const auto c = detail::cut_layout<L.nmodes, K>(l, sizes);
-    if (c.fault >= 0) fail_cut<New...>(D, c, sizes);  // devmesh: PyTorch cannot cut the dim there
-    using op = typename base::template unflatten_values_op<D, K>;
-    constexpr int P = detail::pieces_per_new_dim(L, D);
-    int inputs[L.ndynamic + 2 * K * P]{};
-    for (int k = 0; k < L.ndynamic; ++k) inputs[k] = this->value(detail::dynamic_slot(k));
-    const auto p = detail::place_values_of(l);
-    long long low = 1;
-    for (int j = K - 1; j >= 0; --j) {
-      int* slot = inputs + L.ndynamic + 2 * j * P;
-      for (int q = 0; q < P; ++q) {  // the pieces, then size-1 modes at the dim's place
-        const bool piece = q < c.count[j];
-        slot[2 * q] = piece ? c.shape[j][q] : 1;
-        slot[2 * q + 1] = piece ? c.stride[j][q] : detail::stride_at(p, low, l);
-      }
-      low *= sizes[j];
-    }
-    using result = typename detail::derived_mesh<op, Names, names<typename New::name_type...>>::type;
-    return result(detail::evaluate<op>(inputs));
-  }
-  /// Fails unless the new sizes multiply to dim D's size (a dynamic one: divide it). The sizes
-  /// are resolved at compile time; at run time only against a dynamic dim's size.
-  template <int D, int... Sizes>
-  DEVMESH_HOST_DEVICE constexpr void check_unflatten_sizes() const {
-    constexpr int sizes[] = {Sizes...};
-    constexpr auto given = detail::resolve_given({.given = sizes, .n = sizeof...(Sizes)});
-    if constexpr (L.static_dim(D)) {
-      constexpr auto r = detail::resolve_total(given, L.static_dim_size(D));
-      if constexpr (!r.ok()) fail_unflatten(D, r);  // (a static size that an inferred one does not divide)
-    } else {
-      const auto r = detail::resolve_total(given, this->size_of(D));
-      if (!r.ok()) fail_unflatten(D, r);
-    }
+    int inputs[L.ndynamic + 2 * K * detail::pieces_per_new_dim(L, D)]{};
+    detail::cut_values<basic_mesh, D, New...>(*this, this->dynamic_values(), given, inputs);
+    return derive_from<typename base::template unflatten_values_op<D, K>, names<typename New::name_type...>>(inputs);
   }
 
   DEVMESH_HOST_DEVICE static constexpr void check_dim_index(int d) {
-    if (d < 0 || d >= L.ndims) fail_dim_index(d);  // devmesh: dim index out of range
-  }
-  // Not constexpr: reaching one in a constant expression is a compile error naming it
-  // (g++ and clang also quote the calling line, whose comment says what went wrong). In
-  // device code (no exceptions) they trap.
-  [[noreturn]] DEVMESH_HOST_DEVICE void fail_coordinate(int d, int c) const {
-#if DEVMESH_DEVICE_PASS
-    (void)d, (void)c;
-    __trap();
-    __builtin_unreachable();
-#else
-    detail::throw_coordinate_error(Names::views[d], c, this->size_of(d));
-#endif
-  }
-  [[noreturn]] DEVMESH_HOST_DEVICE static void fail_dim_index(int d) {
-#if DEVMESH_DEVICE_PASS
-    (void)d;
-    __trap();
-    __builtin_unreachable();
-#else
-    detail::throw_dim_index_error(d, Names::views, L.nprimary, L.ndims);
-#endif
-  }
-  [[noreturn]] DEVMESH_HOST_DEVICE void fail_unflatten(int d, const detail::resolved_sizes& r) const {
-#if DEVMESH_DEVICE_PASS
-    (void)d, (void)r;
-    __trap();
-    __builtin_unreachable();
-#else
-    detail::throw_unflatten_error(r, Names::views[d], this->size_of(d));
-#endif
-  }
-  /// Run-time sizes that do not fit dim d (as fail_unflatten, naming the new dim at fault).
-  template <class... New>
-  [[noreturn]] DEVMESH_HOST_DEVICE void fail_unflatten(int d, const detail::resolved_sizes& r, const int* sizes,
-                                                       const int* fixed) const {
-#if DEVMESH_DEVICE_PASS
-    (void)d, (void)r, (void)sizes, (void)fixed;
-    __trap();
-    __builtin_unreachable();
-#else
-    const std::string_view* views = names<typename New::name_type...>::views;
-    detail::throw_new_sizes_error(r, Names::views[d], this->size_of(d), views, sizes, fixed, sizeof...(New));
-#endif
-  }
-  template <class... New>
-  [[noreturn]] DEVMESH_HOST_DEVICE static void fail_new_size(int j, long long v) {
-#if DEVMESH_DEVICE_PASS
-    (void)j, (void)v;
-    __trap();
-    __builtin_unreachable();
-#else
-    detail::throw_new_size_error(names<typename New::name_type...>::views[j], v);
-#endif
-  }
-  /// PyTorch cannot cut dim d at new dim c.fault's end: the message names it, its size, d,
-  /// the dim of this mesh it falls inside and the sizes that would work.
-  template <class... New, int M, int K>
-  [[noreturn]] DEVMESH_HOST_DEVICE void fail_cut(int d, const detail::layout_cut<M, K>& c, const int* sizes) const {
-#if DEVMESH_DEVICE_PASS
-    (void)d, (void)c, (void)sizes;
-    __trap();
-    __builtin_unreachable();
-#else
-    const std::string_view* views = names<typename New::name_type...>::views;
-    const auto l = this->layout_of(d);
-    const int in = checks::dim_with_mode(d, L.first[d] + c.fault_mode);
-    int work[32]{};
-    const int nwork = detail::sizes_that_would_cut(l, c.below, work);
-    detail::throw_cut_error({.new_dim = views[c.fault], .size = sizes[c.fault], .dim = Names::views[d],
-                             .inside = Names::views[in], .inside_size = this->size_of(in), .shape = l.shape,
-                             .stride = l.stride, .modes = l.count, .below = c.below, .work = work, .nwork = nwork});
-#endif
+    if (d < 0 || d >= L.ndims) detail::fail_dim_index<Names, L.nprimary, L.ndims>(d);  // devmesh: dim index out of range
   }
 };
 

@@ -54,6 +54,16 @@ template <class Names, class N2>
 #endif
 }
 
+/// The inputs of concatenate's operation: a's dynamic values (na of them), then b's (nb).
+template <int NA, int NB>
+struct concatenated_values {
+  int v[NA + NB + 1]{};
+  DEVMESH_HOST_DEVICE constexpr concatenated_values(const int* a, const int* b) {
+    for (int k = 0; k < NA; ++k) v[k] = a[k];
+    for (int k = 0; k < NB; ++k) v[NA + k] = b[k];
+  }
+};
+
 /// concatenate's run-time checks (values): one root size, no shared digits.
 template <class Names, class N2, auto L, auto L2>
 DEVMESH_HOST_DEVICE constexpr void check_concatenation_values(const indexed_mesh<L>& a, const indexed_mesh<L2>& b) {

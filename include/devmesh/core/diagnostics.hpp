@@ -325,6 +325,31 @@ struct message {
   for (int i = 0; i < n; ++i) m << (i == 0 ? "" : i == nprimary ? "; aliases: " : ", ") << names[i];
   throw_mesh_error(m << ")");
 }
+// The forms mesh members call, in host and device code: not constexpr, so reaching one in a
+// constant expression is a compile error naming it (g++ and clang also quote the calling
+// line, whose comment says what went wrong); in device code (no exceptions) they trap.
+/// Coordinate c along dim d (of Names) is not in [0, n).
+template <class Names>
+[[noreturn]] DEVMESH_HOST_DEVICE void fail_coordinate(int d, int c, int n) {
+#if DEVMESH_DEVICE_PASS
+  (void)d, (void)c, (void)n;
+  __trap();
+  __builtin_unreachable();
+#else
+  throw_coordinate_error(Names::views[d], c, n);
+#endif
+}
+/// Dim index d is not in [0, ndims) of a mesh whose dims are Names (the first nprimary).
+template <class Names, int NPrimary, int NDims>
+[[noreturn]] DEVMESH_HOST_DEVICE void fail_dim_index(int d) {
+#if DEVMESH_DEVICE_PASS
+  (void)d;
+  __trap();
+  __builtin_unreachable();
+#else
+  throw_dim_index_error(d, Names::views, NPrimary, NDims);
+#endif
+}
 /// A dim name given at run time that the mesh does not have: the compile-time diagnostic's
 /// text, the name, and the dims (the first nprimary of names) and aliases that exist.
 [[noreturn, gnu::noinline]] inline void throw_unknown_dim(std::string_view name, const std::string_view* names,

@@ -131,8 +131,13 @@ class indexed_mesh : private detail::mesh_values<L.ndynamic> {
   constexpr indexed_mesh() = default;
   DEVMESH_HOST_DEVICE constexpr explicit indexed_mesh(const values_base& v) : values_base(v) {}
 
-  /// This object's run-time values.
-  DEVMESH_HOST_DEVICE constexpr const values_base& values() const { return *this; }
+  /// This object's run-time values, L.ndynamic of them in slot order (nullptr: none).
+  DEVMESH_HOST_DEVICE constexpr const int* dynamic_values() const {
+    if constexpr (is_static)
+      return nullptr;
+    else
+      return this->values_base::v;
+  }
   /// A layout value: static (> 0) or a slot of this object's run-time values.
   DEVMESH_HOST_DEVICE constexpr int value(int v) const {
     if constexpr (is_static)
@@ -154,6 +159,19 @@ class indexed_mesh : private detail::mesh_values<L.ndynamic> {
       out.stride[out.count++] = mode_stride(m);
     }
     return out;
+  }
+  /// The position at coordinates c[0, ndim) (unchecked: each in its dim's range) in the
+  /// (sub)mesh that contains position `member`.
+  DEVMESH_HOST_DEVICE constexpr int position_at(const int* c, int member) const {
+    int r = base_of(member, 0, L.first[ndim]);
+    for (int d = 0; d < ndim; ++d) {
+      int rest = c[d];
+      for (int m = L.first[d + 1] - 1; m >= L.first[d]; --m) {
+        r += (rest % mode_shape(m)) * mode_stride(m);
+        rest /= mode_shape(m);
+      }
+    }
+    return r;
   }
   /// Digit of `position` in mode m.
   DEVMESH_HOST_DEVICE constexpr int digit(int position, int m) const {
