@@ -73,7 +73,9 @@ struct mesh_checks {
     static constexpr bool no_repeat = repeat_free<known && (ndims > 1), Ns...>() && known;
     static constexpr int dims[ndims > 0 ? ndims : 1] = {index<Ns>...};
     static constexpr int count = ((L.first[index<Ns> + 1] - L.first[index<Ns>]) + ... + 0);
-    static constexpr mode_array<count> modes = selected_modes<count>(L, dims);
+    // auto, not mode_array<count>: nvcc's cudafe++ would write the initializer's conversion
+    // as mode_array<mesh_checks::selection::count>, which clang (as nvcc's host compiler) refuses.
+    static constexpr auto modes = selected_modes<count>(L, dims);
     // Two requested dims that share a mode: an alias and one of its own dims.
     static constexpr dim_pair overlap = no_repeat && ndims > 1 ? first_overlap(L, dims) : dim_pair{-1, -1};
     static constexpr bool disjoint = report_overlap<overlap.first, overlap.second, Ns...>();
