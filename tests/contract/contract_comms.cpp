@@ -330,6 +330,33 @@ first_use use_first(const M& mesh) {
   return u;
 }
 
+// One round of a race: f and g in two threads started together; counts their outcomes (right
+// values, or mesh_error) and checks that neither had another (a wrong value, another error).
+template <class F, class G>
+void race(int round, F f, G g, int& right, int& refused) {
+  first_use a, b;
+  std::atomic<int> ready{0};
+  const auto start_together = [&ready] {
+    ++ready;
+    while (ready.load() < 2) std::this_thread::yield();
+  };
+  std::thread ta([&] {
+    start_together();
+    a = f();
+  });
+  std::thread tb([&] {
+    start_together();
+    b = g();
+  });
+  ta.join();
+  tb.join();
+  for (const first_use* u : {&a, &b}) {
+    CHECK_MESSAGE(u->other.empty(), ("round " + std::to_string(round) + ": " + u->other));
+    right += u->right, refused += u->refused;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 // Two threads make the first uses of two dims of a lazy mesh at once (each first use is
 // collective over the mesh's members): each ends with the right values (the ranks happened to
 // make them in one order) or a mesh_error on every rank (they made them in other orders, and
@@ -341,25 +368,7 @@ void lazy_threads(const C& world) {
   int right = 0, refused = 0;
   for (int round = 0; round < 20; ++round) {
     auto mesh = dm::init_device_mesh(world, m2(2, 2), o);
-    first_use a, b;
-    std::atomic<int> ready{0};
-    std::thread ta([&] {
-      ++ready;
-      while (ready.load() < 2) std::this_thread::yield();
-      a = use_first<"dp">(mesh);
-    });
-    std::thread tb([&] {
-      ++ready;
-      while (ready.load() < 2) std::this_thread::yield();
-      b = use_first<"tp">(mesh);
-    });
-    ta.join();
-    tb.join();
-    for (const first_use* u : {&a, &b}) {
-      CHECK_MESSAGE(u->other.empty(), ("round " + std::to_string(round) + ": " + u->other));
-      right += u->right, refused += u->refused;
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    race(round, [&] { return use_first<"dp">(mesh); }, [&] { return use_first<"tp">(mesh); }, right, refused);
   }
   if (me == 0) std::printf("lazy_threads: 40 first uses per rank: %d right, %d refused (mesh_error)\n", right, refused);
   auto mesh = dm::init_device_mesh(world, m2(2, 2), o);
@@ -560,18 +569,8 @@ void flatten_threads(const C& world) {
   CHECK_MESSAGE(a.right, ("flatten beside handles and all_reduces: " + a.other));
   CHECK_MESSAGE(wrong == 0, ("all_reduces on tp beside a flatten: " + first_wrong));
   int right = 0, refused = 0;
-  for (int round = 0; round < 10; ++round) {
-    first_use x, y;
-    std::thread tx([&] { x = flatten_and_use<"f1">(mesh); });
-    std::thread ty([&] { y = flatten_and_use<"f2">(mesh); });
-    tx.join();
-    ty.join();
-    for (const first_use* u : {&x, &y}) {
-      CHECK_MESSAGE(u->other.empty(), ("round " + std::to_string(round) + ": " + u->other));
-      right += u->right, refused += u->refused;
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-  }
+  for (int round = 0; round < 10; ++round)
+    race(round, [&] { return flatten_and_use<"f1">(mesh); }, [&] { return flatten_and_use<"f2">(mesh); }, right, refused);
   if (me == 0) std::printf("flatten_threads: 20 flattens per rank from two threads: %d right, %d refused\n", right, refused);
 }
 
