@@ -152,7 +152,7 @@ class Checker:
         lines = [
             "cmake_minimum_required(VERSION 3.25)",
             "project(devmesh_doc_snippets LANGUAGES CXX)",
-            # An installed devmesh (--prefix: package.install's, as the docs' find_package
+            # An installed devmesh (--prefix: docs.quickstart.install's, as the docs' find_package
             # users have it) spares this project a build of the compiled runtime of its own.
             "find_package(devmesh 0.1 REQUIRED)" if self.a.prefix else
             f'add_subdirectory("{self.a.source}" devmesh)',

@@ -16,9 +16,12 @@ runs, or `not run (why)`. The roles:
 
 A flow lays out a fresh directory as the page says (devmesh/ is a copy of this source tree's
 CMakeLists.txt, cmake/, include/ and examples/, which is what those commands read; HOME is a
-fresh directory, so "$HOME/.local" is empty) and runs the blocks with bash -e:
+fresh directory, so "$HOME/.local" is empty, or --home's) and runs the blocks with bash -e:
 
-  find_package      install, then build
+  install           install (into --home's .local: the fixture devmesh_installed, which the
+                    find_package flow, the package tests and the docs' snippets build against),
+                    then checks that the package's files are there
+  find_package      build, with --home where the install flow installed
   fetchcontent      tarball, then build (nothing installed)
   add_subdirectory  devmesh/ copied to myproject/third_party/devmesh, then build
   examples          examples
@@ -29,7 +32,7 @@ The build block's mpirun must print the lines of the page's <!-- output --> bloc
 order). As root, the run exports OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1,
 which the page gives as the alternative to --allow-run-as-root; as a normal user, nothing.
 
-Usage: run_quickstart.py FLOW --docs ROOT --work DIR [--cxx CXX] [--cmake CMAKE]
+Usage: run_quickstart.py FLOW --docs ROOT --work DIR [--home DIR] [--cxx CXX] [--cmake CMAKE]
 """
 import argparse
 import os
@@ -43,12 +46,18 @@ from mdblocks import blocks  # noqa: E402
 RUN_ROLES = {"install", "tarball", "build", "examples"}
 FILE_ROLES = {"train.cpp", "CMakeLists.txt", "fetchcontent", "add_subdirectory"}
 FLOWS = {
-    "find_package": ("CMakeLists.txt", ["install", "build"]),
+    "install": (None, ["install"]),
+    "find_package": ("CMakeLists.txt", ["build"]),
     "fetchcontent": ("fetchcontent", ["tarball", "build"]),
     "add_subdirectory": ("add_subdirectory", ["build"]),
     "examples": (None, ["examples"]),
 }
 FIND_PACKAGE_LINE = "find_package(devmesh 0.1 REQUIRED)"
+# What an install must hold (under the prefix), whatever else it does.
+INSTALLED = ["include/devmesh/devmesh.hpp", "include/devmesh/core/mesh.hpp", "include/devmesh/src.hpp",
+             "lib/libdevmesh-runtime.a", "lib/cmake/devmesh/devmesh-config.cmake",
+             "lib/cmake/devmesh/devmesh-config-version.cmake", "lib/cmake/devmesh/devmesh-targets.cmake",
+             "lib/cmake/devmesh/devmesh_mpi.cmake", "lib/cmake/devmesh/devmesh_nccl.cmake"]
 TIMEOUT = 1200
 
 
@@ -125,6 +134,7 @@ def main():
     p.add_argument("flow", choices=sorted(FLOWS))
     p.add_argument("--docs", required=True)
     p.add_argument("--work", required=True)
+    p.add_argument("--home")
     p.add_argument("--cxx")
     p.add_argument("--cmake")
     a = p.parse_args()
@@ -135,8 +145,10 @@ def main():
 
     work = os.path.abspath(os.path.join(a.work, a.flow))
     shutil.rmtree(work, ignore_errors=True)
-    home = os.path.join(work, "home")
-    os.makedirs(home)
+    home = os.path.abspath(a.home) if a.home else os.path.join(work, "home")
+    if a.flow == "install":
+        shutil.rmtree(home, ignore_errors=True)
+    os.makedirs(home, exist_ok=True)
     copy_clone(root, os.path.join(work, "devmesh"))
     project = os.path.join(work, "myproject")
     os.makedirs(project)
@@ -174,6 +186,10 @@ def main():
                 die(f"mpirun did not print the lines of the <!-- output --> block after "
                     f"{roles['train.cpp'].where} (in any order); it printed:\n" + "\n".join(got))
             print("docs.quickstart: the program printed what the page says")
+    if a.flow == "install":
+        lacking = [f for f in INSTALLED if not os.path.exists(os.path.join(home, ".local", f))]
+        if lacking:
+            die(f"the install lacks {', '.join(lacking)} under {os.path.join(home, '.local')}")
     print(f"docs.quickstart: {a.flow}: every block ran as written")
     return 0
 

@@ -2,7 +2,6 @@
 # enclosing build: cmake -DSOURCE=<consumer> -DBUILD=<dir> [-DARGS=a;b] [-DRUN=exe]
 #   [-DEXPECT=regex] [-DTESTS=n] [-DCONFIGURE_EXPECT=regex] [-DCTEST=ON] [-DABSENT=file]
 #   -P run_consumer.cmake
-# With -DINSTALL_PREFIX=<dir> instead, it installs devmesh (SOURCE) to that prefix.
 # TESTS: the exact number of tests the consumer's ctest must list (devmesh's own tests
 # must not leak into a consumer). CONFIGURE_EXPECT: a regex the configure output must match.
 # CTEST: also run the consumer's own ctest. ABSENT: a file (under BUILD) the build must not make:
@@ -28,24 +27,6 @@ file(REMOVE_RECURSE "${BUILD}")
 # compiles devmesh's runtime libraries once (issue 39): at -O3 that was most of their time.
 set(config --no-warn-unused-cli -S "${SOURCE}" -B "${BUILD}" -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=Debug
     -DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_CUDA_FLAGS_DEBUG=-O0 ${ARGS})
-if(DEFINED INSTALL_PREFIX)
-  run("${CMAKE_COMMAND}" ${config} -DCMAKE_INSTALL_PREFIX=${INSTALL_PREFIX}
-      -DDEVMESH_BUILD_TESTS=OFF -DDEVMESH_BUILD_EXAMPLES=OFF -DDEVMESH_BUILD_BENCH=OFF)
-  file(REMOVE_RECURSE "${INSTALL_PREFIX}")
-  run("${CMAKE_COMMAND}" --build "${BUILD}" -j 2)  # the compiled runtime's libraries
-  run("${CMAKE_COMMAND}" --install "${BUILD}")
-  foreach(f include/devmesh/devmesh.hpp include/devmesh/core/mesh.hpp include/devmesh/src.hpp
-            lib/libdevmesh-runtime.a lib/cmake/devmesh/devmesh-config.cmake
-            lib/cmake/devmesh/devmesh-config-version.cmake lib/cmake/devmesh/devmesh-targets.cmake
-            lib/cmake/devmesh/devmesh_mpi.cmake lib/cmake/devmesh/devmesh_nccl.cmake)
-    if(NOT EXISTS "${INSTALL_PREFIX}/${f}")
-      message(FATAL_ERROR "devmesh package test: the install lacks ${f}")
-    endif()
-  endforeach()
-  message(STATUS "devmesh installed to ${INSTALL_PREFIX}")
-  return()
-endif()
-
 run("${CMAKE_COMMAND}" ${config})
 message(STATUS "configure:\n${out}")
 if(DEFINED CONFIGURE_EXPECT AND NOT out MATCHES "${CONFIGURE_EXPECT}")
