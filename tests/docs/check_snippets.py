@@ -8,7 +8,8 @@ block can slip past this check) and is one of:
   added before it (only a #line directive, for messages) and no other block is pasted in. It is
   built in a CMake project that links devmesh::devmesh and, when the block uses a backend,
   devmesh::mpi and/or devmesh::nccl, as the docs tell users to; warnings are errors (FLAGS:
-  -Wall -Wextra -Werror, unused variables aside). A block with `int main(` is a *program*: also linked, then run (below).
+  -Wall -Wextra -Werror, unused variables aside). A block with `int main(` is a *program*: also linked, then run (below); the
+  others are parsed only (-fsyntax-only, templates instantiated: what a compile would report).
 - **fragment** (```cpp fragment): a piece that cannot stand alone. It is compiled after
   PRELUDE (the umbrella header, standard headers, `namespace dm`, the literals), so it cannot
   go stale either. Fragments must stay few and honest: the check fails if more than
@@ -67,6 +68,9 @@ def compile_error_problem(log):
     if other is not None:
         return f"an error that is not a devmesh: diagnostic follows it: {other}"
     return None
+
+# The compiler launcher that only parses (-fsyntax-only) and leaves an empty object behind.
+SYNTAX_ONLY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "syntax_only.sh")
 
 PRELUDE = """#include <devmesh/devmesh.hpp>
 #include <algorithm>
@@ -167,10 +171,15 @@ class Checker:
             "function(snippet name kind src)  # kind: exe, lib, or try (built on its own, may fail)",
             '  if(kind STREQUAL "exe")',
             "    add_executable(${name} ${src})",
-            '  elseif(kind STREQUAL "lib")',
-            "    add_library(${name} STATIC ${src})",
             "  else()",
-            "    add_library(${name} STATIC EXCLUDE_FROM_ALL ${src})",
+            '    if(kind STREQUAL "lib")',
+            "      add_library(${name} STATIC ${src})",
+            "    else()",
+            "      add_library(${name} STATIC EXCLUDE_FROM_ALL ${src})",
+            "    endif()",
+            # A block that is no program is only compiled: parsing it (templates instantiated)
+            # finds what compiling it would, at about half the cost (the header checks' launcher).
+            f'    set_target_properties(${{name}} PROPERTIES CXX_COMPILER_LAUNCHER "{SYNTAX_ONLY}")',
             "  endif()",
             "  target_link_libraries(${name} PRIVATE devmesh::devmesh ${ARGN})",
             f"  target_compile_options(${{name}} PRIVATE {FLAGS})",
