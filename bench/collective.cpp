@@ -9,14 +9,20 @@
 // reduce_scatter x (n-1)/n, broadcast x 1), and the devmesh/raw time ratio.
 // Sizes follow nccl-tests: all_gather's is the gathered (output) buffer, reduce_scatter's the
 // input buffer. Output: a table on stdout and, with --json FILE, one JSON row per line.
-// usage: mpirun -np 8 collective [--max-bytes B] [--reps R] [--json FILE]
+// --watchdog S: the mesh's watchdog on with a bound of S seconds (options.watchdog), so the
+// devmesh column is the watched call (MPI: non-blocking, polled, through devmesh's staging
+// copies) against the raw blocking one. --op NAME: one collective only; --dim D: one dim only
+// (dp, cp, tp, or all: the three flattened, one group of 8 ranks).
+// usage: mpirun -np 8 collective [--max-bytes B] [--reps R] [--json FILE] [--watchdog S] [--op NAME] [--dim D]
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <devmesh/devmesh.hpp>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #if defined(BENCH_NCCL)
@@ -76,25 +82,24 @@ struct buffers {
   explicit buffers(std::size_t count) : s(count, 1.0f), r(count, 1.0f), send(s.data()), recv(r.data()) {}
 };
 #endif
-using device_mesh = dm::device_mesh<mesh3d, comm_type>;
 
 /// One call of collective c along dim D, devmesh's way (raw = false) or the backend's.
 /// `count` is the nccl-tests element count (see the file comment).
-template <dm::fixed_string D>
-void call(const device_mesh& mesh, coll c, bool raw, buffers& b, std::size_t count) {
-  const auto& comm = mesh.comm<D>();
+template <dm::fixed_string D, class Mesh>
+void call(const Mesh& mesh, coll c, bool raw, buffers& b, std::size_t count) {
+  const auto& comm = mesh.template comm<D>();
   const std::size_t n = static_cast<std::size_t>(comm.size());
   const std::size_t block = count / n;
   if (!raw) {
     switch (c) {
-      case coll::all_reduce: mesh.all_reduce<D>(std::span(b.recv, count), dm::op::sum); break;
+      case coll::all_reduce: mesh.template all_reduce<D>(std::span(b.recv, count), dm::op::sum); break;
       case coll::all_gather:
-        mesh.all_gather<D>(std::span<const float>(b.send, block), std::span(b.recv, count));
+        mesh.template all_gather<D>(std::span<const float>(b.send, block), std::span(b.recv, count));
         break;
       case coll::reduce_scatter:
-        mesh.reduce_scatter<D>(std::span<const float>(b.send, count), std::span(b.recv, block), dm::op::sum);
+        mesh.template reduce_scatter<D>(std::span<const float>(b.send, count), std::span(b.recv, block), dm::op::sum);
         break;
-      case coll::broadcast: mesh.broadcast<D>(std::span(b.recv, count), 0); break;
+      case coll::broadcast: mesh.template broadcast<D>(std::span(b.recv, count), 0); break;
     }
     return;
   }
@@ -126,8 +131,8 @@ void synchronize() {
 }
 
 /// Seconds per call, slowest rank, for `iters` back-to-back calls.
-template <dm::fixed_string D>
-double time_calls(const device_mesh& mesh, coll c, bool raw, buffers& b, std::size_t count, int iters) {
+template <dm::fixed_string D, class Mesh>
+double time_calls(const Mesh& mesh, coll c, bool raw, buffers& b, std::size_t count, int iters) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i) call<D>(mesh, c, raw, b, count);
@@ -148,15 +153,19 @@ struct options {
   std::size_t max_bytes = std::size_t{64} << 20;
   int reps = 7;
   const char* json = nullptr;
+  double watchdog_s = 0;
+  std::string op, dim;
 };
 
-template <dm::fixed_string D>
-void run_dim(const device_mesh& mesh, const options& o, std::FILE* json, int rank) {
+template <dm::fixed_string D, class Mesh>
+void run_dim(const Mesh& mesh, const options& o, std::FILE* json, int rank) {
   const coll colls[] = {coll::all_reduce, coll::all_gather, coll::reduce_scatter, coll::broadcast};
-  const int n = mesh.size<D>();
+  const int n = mesh.template size<D>();
   const std::string dim(D.view());
   constexpr std::size_t sizes[] = {8, 64, 1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20};
+  if (!o.dim.empty() && o.dim != dim) return;
   for (coll c : colls) {
+    if (!o.op.empty() && o.op != coll_name(c)) continue;
     for (const std::size_t bytes : sizes) {
       if (bytes > o.max_bytes) break;
       std::size_t count = bytes / sizeof(float);
@@ -200,6 +209,9 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--max-bytes") == 0) o.max_bytes = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--reps") == 0) o.reps = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--json") == 0) o.json = argv[i + 1];
+    if (std::strcmp(argv[i], "--watchdog") == 0) o.watchdog_s = std::atof(argv[i + 1]);
+    if (std::strcmp(argv[i], "--op") == 0) o.op = argv[i + 1];
+    if (std::strcmp(argv[i], "--dim") == 0) o.dim = argv[i + 1];
   }
   dm::mpi::environment env(argc, argv);
   const auto mpi_world = dm::mpi::world();
@@ -212,12 +224,14 @@ int main(int argc, char** argv) {
 #else
   const auto& world = mpi_world;
 #endif
-  const auto mesh = dm::init_device_mesh<mesh3d>(world);
+  dm::device_mesh_options<std::remove_cvref_t<decltype(world)>> mesh_options;
+  mesh_options.watchdog = std::chrono::milliseconds(static_cast<long long>(o.watchdog_s * 1000));
+  const auto mesh = dm::init_device_mesh<mesh3d>(world, mesh_options);
   const int rank = mpi_world.rank();
   std::FILE* json = rank == 0 && o.json ? std::fopen(o.json, "w") : nullptr;
   if (rank == 0) {
-    std::printf("# devmesh %s collectives on mesh (dp=2, cp=2, tp=2), 8 ranks; medians of %d reps\n",
-                comm_type::backend_name(), o.reps);
+    std::printf("# devmesh %s collectives on mesh (dp=2, cp=2, tp=2), 8 ranks; medians of %d reps; watchdog %s\n",
+                comm_type::backend_name(), o.reps, o.watchdog_s > 0 ? "on" : "off");
     std::printf("%-15s %-3s %12s %12s %6s %11s %11s %8s %8s %7s\n", "# op", "dim", "size(B)", "count", "type",
                 "raw(us)", "devmesh(us)", "algbw", "busbw", "dm/raw");
     std::printf("%-15s %-3s %12s %12s %6s %11s %11s %8s %8s %7s\n", "#", "", "", "(elements)", "", "", "", "(GB/s)",
@@ -226,6 +240,7 @@ int main(int argc, char** argv) {
   run_dim<"dp">(mesh, o, json, rank);
   run_dim<"cp">(mesh, o, json, rank);
   run_dim<"tp">(mesh, o, json, rank);
+  if (o.dim == "all") run_dim<"all">(mesh.template flatten<"all">(), o, json, rank);  // one group of 8 ranks
   if (json) std::fclose(json);
   return 0;
 }

@@ -12,11 +12,19 @@
 //   one_absent       rank 2 skips an all_reduce on "tp" that ranks 0, 1 and 3 make: their
 //                    watchdogs end it, and each names rank 2 (the roll call), the ranks of
 //                    the other tp group complete theirs
+//   late_rank        any number of ranks: rank 1 comes to an all_reduce two seconds late, when
+//                    the others' watchdogs (300 ms) have ended theirs; it completes the call
+//                    with the right sum, and the others' buffers, kept and refilled after their
+//                    error, are never written by it: a watched call's result lands in memory
+//                    devmesh keeps (issue 41), so a late rank cannot write into buffers its
+//                    peers have freed or reused
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <devmesh/devmesh.hpp>
@@ -213,5 +221,38 @@ TEST_CASE_FIXTURE(eight_ranks, "one_absent") {
     if (me >= 4) CHECK(v[0] == 4);
   }
   MPI_Barrier(MPI_COMM_WORLD);
+}
+TEST_CASE("late_rank") {
+  const dm::mpi::communicator world = dm::mpi::world();
+  const int me = world.rank(), n = world.size();
+  REQUIRE_MESSAGE(n >= 2, "late_rank: run on 2 ranks or more");
+  options o;
+  o.watchdog = 300ms;
+  o.flight_record_entries = 0;
+  const auto mesh = dm::init_device_mesh(world, dm::mesh<dm::dim<"w">>(n), o);
+  MPI_Barrier(MPI_COMM_WORLD);
+  constexpr float untouched = -7;
+  std::vector<float> v(4096, static_cast<float>(me + 1));
+  std::string message;
+  if (me == 1) std::this_thread::sleep_for(2s);  // the others' watchdogs give up after 330 ms
+  try {
+    mesh.all_reduce<"w">(v, dm::op::sum);
+  } catch (const dm::comm_error& e) {
+    message = e.what();
+    std::fill(v.begin(), v.end(), untouched);  // the buffer reused after the error
+  }
+  // Rank 1 completes the call while the others wait here (MPI progresses their parked requests).
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CAPTURE(message);
+  if (me == 1) {
+    CHECK(message.empty());
+    CHECK(v[0] == static_cast<float>(n * (n + 1) / 2));
+  } else {
+    CHECK(has(message, "did not complete within 0.3 s"));
+    CHECK(has(message, "world rank 1"));
+    CHECK_MESSAGE(std::count(v.begin(), v.end(), untouched) == static_cast<long>(v.size()),
+                  "the late rank's result was written into a buffer whose call had ended in an error: v[0] = " << v[0]);
+  }
 }
 }  // namespace reliability_watchdog_test

@@ -92,8 +92,11 @@ DEVMESH_DECL void all_reduce(const comm_handle& h, const void* send, void* recv,
   auto copy = send == recv ? nullptr : copy_if_overlapping(send, n, recv, n, t);
   const void* from = send == recv ? MPI_IN_PLACE : copy ? copy.get() : send;
   const int c = int_count("all_reduce", n);
-  issue(h, "MPI_Allreduce", "MPI_Iallreduce", watch, [&] { return MPI_Allreduce(from, recv, c, type, mop, comm); },
-        [&](MPI_Request* r) { return MPI_Iallreduce(from, recv, c, type, mop, comm, r); }, copy);
+  void* to = recv;
+  staged stage(watch, from, n * t.size, to, n * t.size, from == MPI_IN_PLACE);
+  issue(h, "MPI_Allreduce", "MPI_Iallreduce", watch, [&] { return MPI_Allreduce(from, to, c, type, mop, comm); },
+        [&](MPI_Request* r) { return MPI_Iallreduce(from, to, c, type, mop, comm, r); }, stage);
+  stage.finish();
   if (o == op::avg) divide(recv, n, t, h.size());
 }
 
@@ -107,8 +110,11 @@ DEVMESH_DECL void reduce(const comm_handle& h, const void* send, void* recv, std
   auto copy = send == recv ? nullptr : copy_if_overlapping(send, n, recv, n, t);
   const void* from = in_place ? MPI_IN_PLACE : copy ? copy.get() : send;
   const int c = int_count("reduce", n);
-  issue(h, "MPI_Reduce", "MPI_Ireduce", watch, [&] { return MPI_Reduce(from, recv, c, type, mop, root, comm); },
-        [&](MPI_Request* r) { return MPI_Ireduce(from, recv, c, type, mop, root, comm, r); }, copy);
+  void* to = recv;  // read by MPI at the root only
+  staged stage(watch, from, n * t.size, to, h.rank() == root ? n * t.size : 0, in_place);
+  issue(h, "MPI_Reduce", "MPI_Ireduce", watch, [&] { return MPI_Reduce(from, to, c, type, mop, root, comm); },
+        [&](MPI_Request* r) { return MPI_Ireduce(from, to, c, type, mop, root, comm, r); }, stage);
+  stage.finish();
   if (o == op::avg && h.rank() == root) divide(recv, n, t, h.size());
 }
 
@@ -117,9 +123,12 @@ DEVMESH_DECL void broadcast(const comm_handle& h, void* buf, std::size_t n, elem
   const MPI_Comm comm = h.use("broadcast");
   const MPI_Datatype type = datatype_of(t);
   const int c = int_count("broadcast", n);
-  int none = 0;
-  issue(h, "MPI_Bcast", "MPI_Ibcast", watch, [&] { return MPI_Bcast(buf, c, type, root, comm); },
-        [&](MPI_Request* r) { return MPI_Ibcast(buf, c, type, root, comm, r); }, none);
+  const void* no_send = nullptr;
+  void* data = buf;
+  staged stage(watch, no_send, 0, data, n * t.size, true);
+  issue(h, "MPI_Bcast", "MPI_Ibcast", watch, [&] { return MPI_Bcast(data, c, type, root, comm); },
+        [&](MPI_Request* r) { return MPI_Ibcast(data, c, type, root, comm, r); }, stage);
+  stage.finish();
 }
 
 DEVMESH_DECL void all_gather(const comm_handle& h, const void* send, void* recv, std::size_t send_count,
@@ -130,9 +139,12 @@ DEVMESH_DECL void all_gather(const comm_handle& h, const void* send, void* recv,
   const std::size_t recv_count = send_count * static_cast<std::size_t>(h.size());
   auto copy = copy_if_overlapping(send, send_count, recv, recv_count, t);
   const void* from = copy ? copy.get() : send;
+  void* to = recv;
+  staged stage(watch, from, send_count * t.size, to, recv_count * t.size, false);
   issue(h, "MPI_Allgather", "MPI_Iallgather", watch,
-        [&] { return MPI_Allgather(from, c, type, recv, c, type, comm); },
-        [&](MPI_Request* r) { return MPI_Iallgather(from, c, type, recv, c, type, comm, r); }, copy);
+        [&] { return MPI_Allgather(from, c, type, to, c, type, comm); },
+        [&](MPI_Request* r) { return MPI_Iallgather(from, c, type, to, c, type, comm, r); }, stage);
+  stage.finish();
 }
 
 DEVMESH_DECL void reduce_scatter(const comm_handle& h, const void* send, void* recv, std::size_t recv_count,
@@ -146,9 +158,12 @@ DEVMESH_DECL void reduce_scatter(const comm_handle& h, const void* send, void* r
   auto copy = copy_if_overlapping(send, send_count, recv, recv_count, t);
   const void* from = copy ? copy.get() : send;
   const int c = int_count("reduce_scatter", recv_count);
+  void* to = recv;
+  staged stage(watch, from, send_count * t.size, to, recv_count * t.size, false);
   issue(h, "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block", watch,
-        [&] { return MPI_Reduce_scatter_block(from, recv, c, type, mop, comm); },
-        [&](MPI_Request* r) { return MPI_Ireduce_scatter_block(from, recv, c, type, mop, comm, r); }, copy);
+        [&] { return MPI_Reduce_scatter_block(from, to, c, type, mop, comm); },
+        [&](MPI_Request* r) { return MPI_Ireduce_scatter_block(from, to, c, type, mop, comm, r); }, stage);
+  stage.finish();
   if (o == op::avg) divide(recv, recv_count, t, h.size());
 }
 
@@ -160,8 +175,11 @@ DEVMESH_DECL void all_to_all(const comm_handle& h, const void* send, void* recv,
   const std::size_t total = count_per_rank * static_cast<std::size_t>(h.size());
   auto copy = copy_if_overlapping(send, total, recv, total, t);
   const void* from = copy ? copy.get() : send;
-  issue(h, "MPI_Alltoall", "MPI_Ialltoall", watch, [&] { return MPI_Alltoall(from, c, type, recv, c, type, comm); },
-        [&](MPI_Request* r) { return MPI_Ialltoall(from, c, type, recv, c, type, comm, r); }, copy);
+  void* to = recv;
+  staged stage(watch, from, total * t.size, to, total * t.size, false);
+  issue(h, "MPI_Alltoall", "MPI_Ialltoall", watch, [&] { return MPI_Alltoall(from, c, type, to, c, type, comm); },
+        [&](MPI_Request* r) { return MPI_Ialltoall(from, c, type, to, c, type, comm, r); }, stage);
+  stage.finish();
 }
 
 DEVMESH_DECL void barrier(const comm_handle& h, const watched_call* watch) {
@@ -184,11 +202,14 @@ DEVMESH_DECL void sendrecv(const comm_handle& h, const void* send, std::size_t s
   if (!watch) [[likely]]
     return check(MPI_Sendrecv(send, ns, type, to, tag, recv, nr, type, from, tag, comm, MPI_STATUS_IGNORE),
                  "MPI_Sendrecv");
+  staged stage(watch, send, to == MPI_PROC_NULL ? 0 : send_count * t.size, recv,
+               from == MPI_PROC_NULL ? 0 : recv_count * t.size, false);
   MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   check(MPI_Irecv(recv, nr, type, from, tag, comm, &reqs[0]), "MPI_Irecv");
   check(MPI_Isend(send, ns, type, to, tag, comm, &reqs[1]), "MPI_Isend");
-  wait_watched(h, "MPI_Isend/MPI_Irecv (sendrecv)", *watch, std::span<MPI_Request>(reqs), &copy,
-               &park_keep<decltype(copy)>);
+  wait_watched(h, "MPI_Isend/MPI_Irecv (sendrecv)", *watch, std::span<MPI_Request>(reqs), &stage,
+               &park_keep<staged>);
+  stage.finish();
 }
 
 }  // namespace devmesh::mpi::detail

@@ -44,13 +44,17 @@ DEVMESH_DECL void all_to_allv(const comm_handle& h, const void* send, std::span<
   struct buffers {  // what MPI reads until the call completes (kept if the watchdog fires)
     std::unique_ptr<unsigned char[]> copy;
     std::vector<int> sc, sd, rc, rd;
-  } b{copy_if_overlapping(send, ns, recv, nr, t), std::move(sc), std::move(sd), std::move(rc), std::move(rd)};
+    staged stage;
+  } b{copy_if_overlapping(send, ns, recv, nr, t), std::move(sc), std::move(sd), std::move(rc), std::move(rd), {}};
   const void* from = b.copy ? b.copy.get() : send;
+  void* to = recv;
+  b.stage = staged(watch, from, ns * t.size, to, nr * t.size, false);
   issue(h, "MPI_Alltoallv", "MPI_Ialltoallv", watch, [&] {
-    return MPI_Alltoallv(from, b.sc.data(), b.sd.data(), type, recv, b.rc.data(), b.rd.data(), type, comm);
+    return MPI_Alltoallv(from, b.sc.data(), b.sd.data(), type, to, b.rc.data(), b.rd.data(), type, comm);
   }, [&](MPI_Request* r) {
-    return MPI_Ialltoallv(from, b.sc.data(), b.sd.data(), type, recv, b.rc.data(), b.rd.data(), type, comm, r);
+    return MPI_Ialltoallv(from, b.sc.data(), b.sd.data(), type, to, b.rc.data(), b.rd.data(), type, comm, r);
   }, b);
+  b.stage.finish();
 }
 
 DEVMESH_DECL void reduce_scatterv(const comm_handle& h, const void* send, void* recv,
@@ -68,11 +72,15 @@ DEVMESH_DECL void reduce_scatterv(const comm_handle& h, const void* send, void* 
   struct buffers {  // what MPI reads until the call completes (kept if the watchdog fires)
     std::unique_ptr<unsigned char[]> copy;
     std::vector<int> rc;
-  } b{copy_if_overlapping(send, ns, recv, mine, t), std::move(rc)};
+    staged stage;
+  } b{copy_if_overlapping(send, ns, recv, mine, t), std::move(rc), {}};
   const void* from = b.copy ? b.copy.get() : send;
+  void* to = recv;
+  b.stage = staged(watch, from, ns * t.size, to, mine * t.size, false);
   issue(h, "MPI_Reduce_scatter", "MPI_Ireduce_scatter", watch,
-        [&] { return MPI_Reduce_scatter(from, recv, b.rc.data(), type, mop, comm); },
-        [&](MPI_Request* r) { return MPI_Ireduce_scatter(from, recv, b.rc.data(), type, mop, comm, r); }, b);
+        [&] { return MPI_Reduce_scatter(from, to, b.rc.data(), type, mop, comm); },
+        [&](MPI_Request* r) { return MPI_Ireduce_scatter(from, to, b.rc.data(), type, mop, comm, r); }, b);
+  b.stage.finish();
   if (o == op::avg) divide(recv, mine, t, h.size());
 }
 
