@@ -18,6 +18,8 @@
 //                    error, are never written by it: a watched call's result lands in memory
 //                    devmesh keeps (issue 41), so a late rank cannot write into buffers its
 //                    peers have freed or reused
+//   half_late        rank 1 comes to an all_reduce half the watchdog's bound (4 s) late: every
+//                    rank completes it with the right sum, and the mesh stays usable
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -254,5 +256,21 @@ TEST_CASE("late_rank") {
     CHECK_MESSAGE(std::count(v.begin(), v.end(), untouched) == static_cast<long>(v.size()),
                   "the late rank's result was written into a buffer whose call had ended in an error: v[0] = " << v[0]);
   }
+}
+TEST_CASE("half_late") {
+  const dm::mpi::communicator world = dm::mpi::world();
+  const int me = world.rank(), n = world.size();
+  options o;
+  o.watchdog = 4s;
+  o.flight_record_entries = 0;
+  const auto mesh = dm::init_device_mesh(world, dm::mesh<dm::dim<"w">>(n), o);
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<float> v(4096, static_cast<float>(me + 1));
+  if (me == 1) std::this_thread::sleep_for(2s);
+  mesh.all_reduce<"w">(v, dm::op::sum);
+  CHECK(std::count(v.begin(), v.end(), static_cast<float>(n * (n + 1) / 2)) == static_cast<long>(v.size()));
+  int x = 1;
+  mesh.all_reduce<"w">(std::span(&x, 1), dm::op::sum);  // still usable
+  CHECK(x == n);
 }
 }  // namespace reliability_watchdog_test
