@@ -55,13 +55,16 @@ struct watched_call {
 };
 
 /// A watched collective that did not complete by its deadline. `absent`: the ranks of its
-/// communicator that did not answer the backend's roll call, i.e. were not in the call.
+/// communicator that did not answer the backend's roll call, i.e. were not in the call. Or
+/// one that completed on this rank after others had given up on it (`gave_up`: those ranks,
+/// whose watchdogs fired first): its result is not delivered, as theirs was not.
 class watchdog_timeout : public timeout_error {
  public:
-  /// The message and the ranks that did not answer.
-  watchdog_timeout(const std::string& what, std::vector<int> absent_ranks)
-      : timeout_error(what), absent(std::move(absent_ranks)) {}
+  /// The message and the ranks that did not answer (or, gave_up_ranks, that gave up).
+  watchdog_timeout(const std::string& what, std::vector<int> absent_ranks, std::vector<int> gave_up_ranks = {})
+      : timeout_error(what), absent(std::move(absent_ranks)), gave_up(std::move(gave_up_ranks)) {}
   std::vector<int> absent;
+  std::vector<int> gave_up;
 };
 
 inline constexpr std::chrono::milliseconds default_timeout = std::chrono::seconds(600);

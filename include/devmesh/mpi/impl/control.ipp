@@ -106,6 +106,41 @@ class roll_call {
   std::vector<char> here_, told_;
 };
 
+/// The "gave up" notes: a rank whose watchdog ends a call tells every other rank of the group
+/// "I gave up on call #seq" (point-to-point, a tag of devmesh's own, fire and forget); a late
+/// rank whose call then completes reads them and fails too, so that every rank of the group
+/// gets an error for the call, not only the ranks that waited.
+inline constexpr int gave_up_tag = 0x6473;  // "ds"
+DEVMESH_DECL void tell_gave_up(const comm_handle& h, std::uint64_t seq) {
+  for (int r = 0; r < h.size(); ++r)
+    if (r != h.rank()) send_note(h.native(), r, gave_up_tag, seq);
+}
+/// The ranks that said they gave up on call #seq (notes of other calls are stale: dropped).
+DEVMESH_DECL std::vector<int> gave_up_on(const comm_handle& h, std::uint64_t seq) {
+  std::vector<int> out;
+  for (;;) {
+    int flag = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, gave_up_tag, h.native(), &flag, &st) != MPI_SUCCESS || !flag) break;
+    std::uint64_t note = 0;
+    if (MPI_Recv(&note, 1, MPI_UINT64_T, st.MPI_SOURCE, gave_up_tag, h.native(), MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      break;
+    if (note == seq) out.push_back(st.MPI_SOURCE);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+/// A watched call completed on this rank: unless some rank gave up on it first, in which case
+/// h is marked unusable and watchdog_timeout names them (the call's result is not delivered).
+DEVMESH_DECL void check_not_given_up(const comm_handle& h, const char* call, const watched_call& watch) {
+  std::vector<int> ranks = gave_up_on(h, watch.seq);
+  if (ranks.empty()) return;
+  h.mark_unusable(std::string(call) + " completed after other ranks' watchdogs had given up on it");
+  throw watchdog_timeout("devmesh: mpi: " + std::string(call) + " on a communicator of " + std::to_string(h.size()) +
+                             " ranks completed here after other ranks gave up on it (watchdog)",
+                         {}, std::move(ranks));
+}
+
 /// Leaves `keep` (a Keep) to MPI with the requests of a call that timed out.
 template <class Keep>
 void park_keep(void* keep, std::span<const MPI_Request> reqs) {
@@ -139,7 +174,7 @@ DEVMESH_DECL void wait_watched(const comm_handle& h, const char* call, const wat
     return false;
   });
   check(rc, call);
-  if (done) return;
+  if (done) return check_not_given_up(h, call, watch);
   if (!roll) roll = std::make_unique<roll_call>(h, watch.seq);
   roll->tell_all();
   const auto grace = std::min<std::chrono::milliseconds>(std::chrono::milliseconds(1000), watch.until.bound / 10);
@@ -148,8 +183,9 @@ DEVMESH_DECL void wait_watched(const comm_handle& h, const char* call, const wat
     return test();
   });
   check(rc, call);
-  if (done) return;  // the late rank came during the grace
+  if (done) return check_not_given_up(h, call, watch);  // the late rank came during the grace
   h.mark_unusable(std::string(call) + " did not complete within the watchdog's " + watch.until.describe());
+  tell_gave_up(h, watch.seq);
   leave(keep, reqs);
   throw watchdog_timeout("devmesh: mpi: " + std::string(call) + " on a communicator of " + std::to_string(h.size()) +
                              " ranks did not complete within " + watch.until.describe() + " (watchdog)",

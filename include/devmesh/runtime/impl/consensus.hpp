@@ -276,6 +276,21 @@ void agree_all(const Comm& c, std::string_view step, std::span<const step_outcom
   }
 }
 
+/// Ranks of e's group as world ranks (one out of the group's range stays as given).
+template <class = void>
+std::vector<int> world_ranks_of(const channel& e, const std::vector<int>& group_ranks) {
+  std::vector<int> world;
+  for (int r : group_ranks)
+    world.push_back(r >= 0 && static_cast<std::size_t>(r) < e.world_ranks.size() ? e.world_ranks[static_cast<std::size_t>(r)]
+                                                                                  : r);
+  return world;
+}
+/// "world ranks 0,2-3 of its group (world ranks 0-3)".
+template <class = void>
+std::string gave_up_phrase(const channel& e, const std::vector<int>& group_ranks) {
+  return "world " + ranks_phrase(world_ranks_of(e, group_ranks)) + " of its group (world " + ranks_phrase(e.world_ranks) + ")";
+}
+
 /// Who was not in a call the watchdog ended (ranks of its group), in world ranks; `why_unknown`:
 /// why no roll call could be held ("" when one was).
 template <class = void>  // failure-only: emitted only where a message is built
@@ -283,10 +298,7 @@ std::string absent_phrase(const channel& e, const std::vector<int>& absent_ranks
   if (!why_unknown.empty())
     return "its group is world " + ranks_phrase(e.world_ranks) + "; which of them did not issue the call is not known: " +
            why_unknown;
-  std::vector<int> absent;
-  for (int r : absent_ranks)
-    absent.push_back(r >= 0 && static_cast<std::size_t>(r) < e.world_ranks.size()
-                         ? e.world_ranks[static_cast<std::size_t>(r)] : r);
+  const std::vector<int> absent = world_ranks_of(e, absent_ranks);
   if (absent.empty())
     return "its group is world " + ranks_phrase(e.world_ranks) +
            ", and every rank of it answered the roll call: the call itself did not complete";

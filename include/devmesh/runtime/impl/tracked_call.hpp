@@ -30,12 +30,17 @@ template <communicator Comm>
                                                            std::string_view what, const std::string& where,
                                                            const watched_call& watch, const watchdog_timeout& x,
                                                            const flight_recorder::token& recorded) {
-  recorded.finish(call_state::timed_out);
-  const std::string why = std::string(what) + " on " + where + ", call #" + std::to_string(watch.seq) +
-                          " on this dim, did not complete within " + watch.until.describe() +
-                          " (the watchdog: options.watchdog, DEVMESH_WATCHDOG)";
+  recorded.finish(x.gave_up.empty() ? call_state::timed_out : call_state::failed);
+  const std::string call = std::string(what) + " on " + where + ", call #" + std::to_string(watch.seq) + " on this dim, ";
+  const std::string why = x.gave_up.empty()
+                              ? call + "did not complete within " + watch.until.describe() +
+                                    " (the watchdog: options.watchdog, DEVMESH_WATCHDOG)"
+                              : call + "completed on this rank after " + gave_up_phrase(e, x.gave_up) +
+                                    " gave up on it (their watchdog: options.watchdog, DEVMESH_WATCHDOG)";
   st.abort("the watchdog aborted the mesh: " + why);
-  throw comm_error("devmesh: " + why + "; " + absent_phrase(e, x.absent) +
+  throw comm_error("devmesh: " + why + "; " +
+                   (x.gave_up.empty() ? absent_phrase(e, x.absent)
+                                      : std::string("its result is not delivered, as theirs was not")) +
                    "; this mesh's communicators are aborted (every later call throws)" + st.dump_record());
 }
 
