@@ -13,9 +13,12 @@
 //                 it (no packing, no copy of its own part): a lower bound, not a program;
 //   hand-written  what an MPI programmer writes for the pair, from the same `in` to the same
 //                 `out` (one collective on the mesh's communicators, the pack or unpack loops
-//                 the layout needs; checked equal to devmesh's `out` before timing).
+//                 the layout needs; checked equal to devmesh's `out` before timing);
+//   unchecked     dm::redistribute with dm::no_call_check: without the agreement on the call
+//                 that options.check_sharding_calls makes by default (devmesh/unchecked: its cost).
 // Reported: medians and the ratios, as a table and, with --json FILE, one JSON row per line.
-// usage: mpirun -np 8 redistribute [--max-kib K] [--reps R] [--json FILE]
+// Sizes from --min-kib (64) to --max-kib (1024) per rank, by 4x.
+// usage: mpirun -np 8 redistribute [--min-kib K] [--max-kib K] [--reps R] [--json FILE]
 #include <devmesh/devmesh.hpp>
 #include <devmesh/redistribute.hpp>
 #include <devmesh/redistribute/impl/survey.hpp>  // the survey of an exchange: to issue the same call
@@ -202,9 +205,10 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   dm::mpi::environment env(argc, argv);
-  int max_kib = 1024, reps = 7;
+  int min_kib = 64, max_kib = 1024, reps = 7;
   const char* json = nullptr;
   for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--min-kib")) min_kib = std::max(1, std::atoi(argv[i + 1]));
     if (!std::strcmp(argv[i], "--max-kib")) max_kib = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--json")) json = argv[i + 1];
@@ -217,9 +221,9 @@ int main(int argc, char** argv) {
                             {"S(0),S(1)", "R,R"},     {"P(sum),P(sum)", "R,R"}};
   if (pos == 0)
     std::printf("| pair | KiB per rank (source block) | devmesh us | raw collectives us | packed us | "
-                "hand-written us | devmesh/raw | devmesh/hand-written |\n"
-                "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
-  for (int kib = 64; kib <= max_kib; kib *= 4) {
+                "hand-written us | devmesh/raw | devmesh/hand-written | devmesh/unchecked |\n"
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  for (int kib = min_kib; kib <= max_kib; kib *= 4) {
     // a square tensor whose S(0),S(0) block is `kib` KiB of doubles on each of the 8 ranks
     const auto side = static_cast<dm::tensor_index>(std::sqrt(kib * 1024.0 / 8 * 8));
     const dm::dextents<2> ext(side, side);
@@ -232,33 +236,35 @@ int main(int argc, char** argv) {
           stage(static_cast<std::size_t>(side * side));
       auto raw = raw_steps(mesh, plan, ext, true), packed = raw_steps(mesh, plan, ext, false);
       const auto ours = [&] { dm::redistribute(mesh, from, to, ext, in, out); };
+      const auto unchecked = [&] { dm::redistribute(mesh, from, to, ext, in, out, dm::no_call_check); };
       const auto theirs = [&] { run_raw(raw); };
       const auto prepacked = [&] { run_raw(packed); };
       const auto hand = hand_written(mesh, p[0], p[1], static_cast<long>(side), in, out_hand, stage);
-      ours(), theirs(), prepacked(), hand();  // warm up (the flattened groups' communicators are made here)
+      ours(), unchecked(), theirs(), prepacked(), hand();  // warm up (the flattened groups' communicators made here)
       if (out != out_hand) {
         std::fprintf(stderr, "bench/redistribute: %s -> %s: the hand-written program's block differs from devmesh's\n",
                      p[0], p[1]);
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
       const int iters = std::max(2, 4096 / kib);
-      std::vector<double> a, b, k, h;
+      std::vector<double> a, b, k, h, u;
       for (int r = 0; r < reps; ++r) {
         const bool first = r % 4 == 0 || r % 4 == 3;  // ABBA (the hand-written side last, then first)
         const auto time = [&](auto& f, std::vector<double>& into) { into.push_back(time_calls(f, iters)); };
-        if (first) time(ours, a), time(theirs, b), time(prepacked, k), time(hand, h);
-        else time(hand, h), time(prepacked, k), time(theirs, b), time(ours, a);
+        if (first) time(ours, a), time(unchecked, u), time(theirs, b), time(prepacked, k), time(hand, h);
+        else time(hand, h), time(prepacked, k), time(theirs, b), time(unchecked, u), time(ours, a);
       }
       if (pos == 0)
-        std::printf("| %s -> %s | %.0f | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f |\n", p[0], p[1],
+        std::printf("| %s -> %s | %.0f | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f | %.3f |\n", p[0], p[1],
                     in.size() * 8.0 / 1024, median(a) * 1e6, median(b) * 1e6, median(k) * 1e6, median(h) * 1e6,
-                    median(a) / median(b), median(a) / median(h));
+                    median(a) / median(b), median(a) / median(h), median(a) / median(u));
       if (out_json)
         std::fprintf(out_json,
                      "{\"from\": \"%s\", \"to\": \"%s\", \"tensor\": %lld, \"kib_per_rank\": %.0f, \"steps\": \"%s\", "
-                     "\"devmesh_us\": %.2f, \"raw_us\": %.2f, \"packed_us\": %.2f, \"hand_us\": %.2f}\n",
+                     "\"devmesh_us\": %.2f, \"raw_us\": %.2f, \"packed_us\": %.2f, \"hand_us\": %.2f, "
+                     "\"unchecked_us\": %.2f}\n",
                      p[0], p[1], static_cast<long long>(side), in.size() * 8.0 / 1024, steps_of(plan).c_str(),
-                     median(a) * 1e6, median(b) * 1e6, median(k) * 1e6, median(h) * 1e6);
+                     median(a) * 1e6, median(b) * 1e6, median(k) * 1e6, median(h) * 1e6, median(u) * 1e6);
     }
   }
   if (out_json) std::fclose(out_json);

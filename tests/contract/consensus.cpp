@@ -6,7 +6,9 @@
 //   - agree_all's "as many checks on every rank" is checked: ranks that agree on different
 //     numbers of outcomes (or one with a descriptor, one without) throw, on every rank,
 //     instead of all-reducing vectors of different lengths;
-//   - the failures agree_all reports, in its order (before, the descriptor, after).
+//   - the failures agree_all reports, in its order (before, the descriptor, after);
+//   - a call's description that differs (redistribute's agreement) is said as such, in full, and
+//     the check mode names a rank whose call number on the dim differs.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -23,6 +25,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <devmesh/runtime/impl/collective_check.hpp>
 #include <devmesh/runtime/impl/consensus.hpp>
 
 namespace dm = devmesh;
@@ -255,5 +258,34 @@ TEST_CASE("agree_all: the first failure in its order, on every rank") {
       dm::detail::agree_all(c, "init", before, &mine, {}, soon());
     });
     CHECK(what == std::vector<std::string>(3));
+  }
+}
+
+TEST_CASE("a call's description that differs: 'the ranks disagree on the call', the texts alone") {
+  hub h(3);
+  const auto what = on_ranks(h, [](const thread_comm& c) {
+    auto mine = dm::detail::descriptor::of_text(c.rank() == 2 ? "call #4: odd" : "call #4: even");
+    mine.subject = "the call";
+    const dm::detail::step_outcome before[] = {{"devmesh: redistribute", ""}};
+    dm::detail::agree_all(c, "devmesh: redistribute", before, &mine, {}, soon());
+  });
+  for (const auto& w : what) {
+    INFO(w);
+    CHECK(w == "devmesh: redistribute: the ranks disagree on the call: rank 2 has call #4: odd; ranks 0-1 have "
+               "call #4: even.");
+  }
+}
+
+TEST_CASE("the check mode names a rank whose call number on the dim differs (a call that threw on it alone)") {
+  hub h(4);
+  const auto what = on_ranks(h, [](const thread_comm& c) {
+    const auto s = dm::detail::signature(dm::detail::call::all_reduce, dm::element_type_of<float>, 8, 8, 0, 1,
+                                         c.rank() == 1 ? 6 : 5);
+    dm::detail::check_call(c, s, "float", "dim 'dp'", soon());
+  });
+  for (const auto& w : what) {
+    INFO(w);
+    CHECK(w == "devmesh: all_reduce on dim 'dp': the ranks disagree on the call (DEVMESH_CHECK_COLLECTIVES): "
+               "call number on the dim: ranks 0,2-3 have #5, rank 1 has #6");
   }
 }

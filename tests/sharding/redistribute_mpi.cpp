@@ -356,11 +356,21 @@ TEST_CASE("misuse throws before any communication, with the call in the message"
   dm::redistribute(mesh, rows{}, cols{}, ext, in, out);  // the mesh still works
 }
 
-TEST_CASE("with the check mode, a rank's wrong size or another spec throws on every rank, naming it") {
+// Issue 41 item 1: with the default options every rank agrees on the call before any data moves.
+// On a main without the agreement, each case below hangs or leaves wrong values on some ranks.
+
+namespace {
+/// Element x of rank r's block of the 8x8 tensor whose elements are their row-major indices, on
+/// mesh24: under S(0) over dp (rows 4 dp .. 4 dp + 3), and under S(1) over tp (columns 2 tp, 2 tp + 1).
+double rows_block(int r, std::size_t x) { return static_cast<double>(32 * (r / 4)) + static_cast<double>(x); }
+double cols_block(int r, std::size_t x) {
+  return static_cast<double>(8 * (x / 2) + 2 * static_cast<std::size_t>(r % 4) + x % 2);
+}
+}  // namespace
+TEST_CASE("by default, a rank's wrong size, another spec, other extents or another type throws on every rank, "
+          "naming it") {
   if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
-  dm::device_mesh_options<dm::mpi::communicator> o;
-  o.check_collectives = true;
-  auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{}, o);
+  auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{});
   using rows = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>>;
   using cols = dm::sharding<mesh24, dm::on<"tp", dm::shard<1>>>;
   using both = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<1>>>;
@@ -371,12 +381,111 @@ TEST_CASE("with the check mode, a rank's wrong size or another spec throws on ev
                        doctest::Contains("rank 5: out has 15 elements"), dm::mesh_error);
   out.resize(16);
   std::vector<double> quarter(8);
-  const auto other = [&] {
+  const auto other_spec = [&] {
     if (r == 3) return dm::redistribute(mesh, rows{}, both{}, ext, in, quarter);
     dm::redistribute(mesh, rows{}, cols{}, ext, in, out);
   };
-  CHECK_THROWS_WITH_AS(other(), doctest::Contains("S(0),S(1)"), dm::mesh_error);
+  // call #1 was the wrong size (agreed, then refused on every rank): this is call #2 on every rank
+  CHECK_THROWS_WITH_AS(other_spec(),
+                       doctest::Contains("the ranks disagree on the call: rank 3 has call #2: redistribute "
+                                         "S(0),R -> S(0),S(1)"),
+                       dm::mesh_error);
+  const auto other_extents = [&] {  // rank 3's tensor is 8 x 16, its blocks sized for it: locally right
+    if (r == 3) {
+      std::vector<double> wide_in(64), wide_out(32);
+      return dm::redistribute(mesh, rows{}, cols{}, dm::dextents<2>(8, 16), wide_in, wide_out);
+    }
+    dm::redistribute(mesh, rows{}, cols{}, dm::dextents<2>(8, 8), in, out);
+  };
+  CHECK_THROWS_WITH_AS(other_extents(),
+                       doctest::Contains("rank 3 has call #3: redistribute S(0),R -> R,S(1) on mesh((dp=2, tp=4), "
+                                         "stride=(4, 1)), extents (8, 16)"),
+                       dm::mesh_error);
+  const auto other_type = [&] {  // float on rank 6: as many elements, half the bytes
+    if (r == 6) {
+      std::vector<float> in_f(32), out_f(16);
+      return dm::redistribute(mesh, rows{}, cols{}, ext, in_f, out_f);
+    }
+    dm::redistribute(mesh, rows{}, cols{}, ext, in, out);
+  };
+  CHECK_THROWS_WITH_AS(other_type(),
+                       doctest::Contains("rank 6 has call #4: redistribute S(0),R -> R,S(1) on mesh((dp=2, tp=4), "
+                                         "stride=(4, 1)), extents (8, 8), element type float"),
+                       dm::mesh_error);
+  // full_tensor and distribute agree too; a rank with another spec is named
+  std::vector<double> full(64);
+  const auto other_full = [&] {
+    return r == 1 ? dm::full_tensor(mesh, cols{}, ext, out, full) : dm::full_tensor(mesh, rows{}, ext, in, full);
+  };
+  CHECK_THROWS_WITH_AS(other_full(), doctest::Contains("rank 1 has call #5: redistribute R,S(1) -> R,R"),
+                       dm::mesh_error);
+  const auto other_distribute = [&] {
+    return r == 7 ? dm::distribute(mesh, cols{}, ext, full, out) : dm::distribute(mesh, rows{}, ext, full, in);
+  };
+  CHECK_THROWS_WITH_AS(other_distribute(), doctest::Contains("rank 7 has call #6: redistribute R,R -> R,S(1)"),
+                       dm::mesh_error);
+  for (std::size_t x = 0; x < in.size(); ++x) in[x] = rows_block(r, x);
   dm::redistribute(mesh, rows{}, cols{}, ext, in, out);  // and the mesh still works
+  for (std::size_t x = 0; x < out.size(); ++x) CHECK(out[x] == cols_block(r, x));
+}
+
+TEST_CASE("no_call_check (per call) and options.check_sharding_calls = false: no agreement, values right; a rank "
+          "whose option differs is refused at init") {
+  if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
+  using rows = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>>;
+  using cols = dm::sharding<mesh24, dm::on<"tp", dm::shard<1>>>;
+  const dm::extents<8, 8> ext;
+  const auto run = [&](const auto& mesh, auto... no_check) {
+    const int r = mesh.position();
+    std::vector<double> in(32), out(16), full(64);
+    for (std::size_t x = 0; x < in.size(); ++x) in[x] = rows_block(r, x);
+    const std::uint64_t before = mesh.flight_record().recorded;
+    dm::redistribute(mesh, rows{}, cols{}, ext, in, out, no_check...);  // an all_to_allv over tp
+    for (std::size_t x = 0; x < out.size(); ++x) CHECK(out[x] == cols_block(r, x));
+    dm::full_tensor(mesh, rows{}, ext, in, full, no_check...);
+    for (std::size_t x = 0; x < full.size(); ++x) CHECK(full[x] == static_cast<double>(x));
+    dm::distribute(mesh, cols{}, ext, full, out, no_check...);
+    for (std::size_t x = 0; x < out.size(); ++x) CHECK(out[x] == cols_block(r, x));
+    std::string steps;
+    for (const std::string& c : calls_after(mesh, before)) steps += c + "; ";
+    return steps;
+  };
+  const auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{});
+  const std::string steps = "all_to_allv on dp; all_to_allv on dp; ";  // distribute: local steps alone
+  CHECK(run(mesh, dm::no_call_check) == steps);  // the steps alone: the agreement is not recorded either way
+  CHECK(run(mesh) == steps);
+  dm::device_mesh_options<dm::mpi::communicator> off;
+  off.check_sharding_calls = false;
+  CHECK(run(dm::init_device_mesh(dm::mpi::world(), mesh24{}, off)) == steps);
+  dm::device_mesh_options<dm::mpi::communicator> odd;
+  odd.check_sharding_calls = mesh.position() != 2;
+  std::string refused;
+  try {
+    (void)dm::init_device_mesh(dm::mpi::world(), mesh24{}, odd);
+  } catch (const dm::mesh_error& e) {
+    refused = e.what();
+  }
+  CAPTURE(refused);
+  CHECK(refused.find("rank 2: [mpi") != std::string::npos);
+  CHECK(refused.find("no check_sharding_calls") != std::string::npos);
+}
+
+TEST_CASE("DEVMESH_CHECK_SHARDING_CALLS: 0 or 1, overriding the option; anything else is an error at init naming it") {
+  if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
+  using rows = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>>;
+  using both = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<1>>>;
+  ::setenv("DEVMESH_CHECK_SHARDING_CALLS", "yes", 1);
+  CHECK_THROWS_WITH_AS(dm::init_device_mesh(dm::mpi::world(), mesh24{}),
+                       doctest::Contains("DEVMESH_CHECK_SHARDING_CALLS='yes' is not a switch: 0 (off) or 1 (on)"),
+                       dm::mesh_error);
+  ::setenv("DEVMESH_CHECK_SHARDING_CALLS", "1", 1);
+  dm::device_mesh_options<dm::mpi::communicator> off;
+  off.check_sharding_calls = false;
+  auto mesh = dm::init_device_mesh(dm::mpi::world(), mesh24{}, off);
+  ::unsetenv("DEVMESH_CHECK_SHARDING_CALLS");
+  std::vector<double> in(32), out(mesh.position() == 4 ? 7 : 8);
+  CHECK_THROWS_WITH_AS(dm::redistribute(mesh, rows{}, both{}, dm::extents<8, 8>{}, in, out),
+                       doctest::Contains("rank 4: out has 7 elements"), dm::mesh_error);  // agreed: every rank throws
 }
 
 TEST_CASE("with the check mode, ranks whose links choose another plan throw on every rank, before any step") {

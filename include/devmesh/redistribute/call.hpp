@@ -104,6 +104,8 @@ struct call_data {
   std::size_t n_out = 0;
   /// False if a spec is on a mesh of other values than the device mesh's (a dynamic layout).
   bool specs_on_mesh = true;
+  /// False for a call made with dm::no_call_check: no agreement unless the check mode asks.
+  bool agree = true;
 };
 
 }  // namespace devmesh::detail

@@ -35,30 +35,55 @@ dynamic_sharding<Layout> without_partial(const basic_sharding<Layout, S>& spec) 
 
 }  // namespace detail
 
+namespace detail {
+/// full_tensor (Full) and distribute from every rank: redistribute from `from` to `to` after the
+/// std::vector<bool> check, which names the public call (`agree`: no dm::no_call_check).
+template <bool Full, class Layout, class Comm, class S1, class S2, class E, class In, class Out>
+void redistribute_as(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
+                     const basic_sharding<Layout, S2>& to, const E& ext, const In& in, Out& out,
+                     typename Comm::stream_type stream, bool agree) {
+  // Any range gets here, so that a misuse is devmesh's message (redistribute's, or this one).
+  constexpr bool bits = packed_bools<In> || packed_bools<Out>;
+  static_assert(!Full || !bits, "devmesh: full_tensor: local and full must be contiguous ranges, and std::vector<bool> "
+                                "is not one (it packs its bools into bits): use std::array<bool, N>, a "
+                                "std::unique_ptr<bool[]> or a std::span<bool> over bools, or "
+                                "std::vector<std::uint8_t>");
+  static_assert(Full || !bits, "devmesh: distribute: full and local must be contiguous ranges, and std::vector<bool> "
+                               "is not one (it packs its bools into bits): use std::array<bool, N>, a "
+                               "std::unique_ptr<bool[]> or a std::span<bool> over bools, or "
+                               "std::vector<std::uint8_t>");
+  if constexpr (!bits) redistribute_call(mesh, from, to, ext, in, out, stream, agree);
+}
+}  // namespace detail
+
 /// PyTorch's DTensor.full_tensor(): `full` (the tensor's row-major elements, on every rank)
 /// from this rank's block `local` under `spec`; redistribute to every dim Replicate.
 template <class Layout, class Comm, class S, class E, std::ranges::range In, std::ranges::range Out>
 void full_tensor(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
                  const In& local, Out&& full, typename Comm::stream_type stream = {}) {
-  // Any range gets here, so that a misuse is devmesh's message (redistribute's, or this one).
-  constexpr bool bits = detail::packed_bools<In> || detail::packed_bools<Out>;
-  static_assert(!bits, "devmesh: full_tensor: local and full must be contiguous ranges, and std::vector<bool> is not "
-                       "one (it packs its bools into bits): use std::array<bool, N>, a std::unique_ptr<bool[]> or a "
-                       "std::span<bool> over bools, or std::vector<std::uint8_t>");
-  if constexpr (!bits) redistribute(mesh, spec, sharding<Layout>(spec.mesh()), ext, local, std::forward<Out>(full), stream);
+  detail::redistribute_as<true>(mesh, spec, sharding<Layout>(spec.mesh()), ext, local, full, stream, true);
+}
+/// full_tensor without the agreement on the call (no_call_check_t).
+template <class Layout, class Comm, class S, class E, std::ranges::range In, std::ranges::range Out>
+void full_tensor(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
+                 const In& local, Out&& full, no_call_check_t, typename Comm::stream_type stream = {}) {
+  detail::redistribute_as<true>(mesh, spec, sharding<Layout>(spec.mesh()), ext, local, full, stream, false);
 }
 
 /// PyTorch's distribute_tensor(..., src_data_rank=None): every rank holds the whole tensor
-/// `full` and keeps its block under `spec` in `local`. No communication (a Partial spec
-/// keeps the value on coordinate 0 of its dims, zeros elsewhere, so the sum is exact).
+/// `full` and keeps its block under `spec` in `local`. No data moves (a Partial spec keeps the
+/// value on coordinate 0 of its dims, zeros elsewhere, so the sum is exact); by default the
+/// ranks agree on the call first, as redistribute's do (options.check_sharding_calls).
 template <class Layout, class Comm, class S, class E, std::ranges::range In, std::ranges::range Out>
 void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
                 const In& full, Out&& local, typename Comm::stream_type stream = {}) {
-  constexpr bool bits = detail::packed_bools<In> || detail::packed_bools<Out>;
-  static_assert(!bits, "devmesh: distribute: full and local must be contiguous ranges, and std::vector<bool> is not "
-                       "one (it packs its bools into bits): use std::array<bool, N>, a std::unique_ptr<bool[]> or a "
-                       "std::span<bool> over bools, or std::vector<std::uint8_t>");
-  if constexpr (!bits) redistribute(mesh, sharding<Layout>(spec.mesh()), spec, ext, full, std::forward<Out>(local), stream);
+  detail::redistribute_as<false>(mesh, sharding<Layout>(spec.mesh()), spec, ext, full, local, stream, true);
+}
+/// distribute from every rank without the agreement on the call (no_call_check_t).
+template <class Layout, class Comm, class S, class E, std::ranges::range In, std::ranges::range Out>
+void distribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S>& spec, const E& ext,
+                const In& full, Out&& local, no_call_check_t, typename Comm::stream_type stream = {}) {
+  detail::redistribute_as<false>(mesh, sharding<Layout>(spec.mesh()), spec, ext, full, local, stream, false);
 }
 
 namespace detail {

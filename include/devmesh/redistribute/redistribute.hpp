@@ -139,30 +139,20 @@ void require_member(const device_mesh<Layout, Comm>& mesh, const char* what) {
 
 }  // namespace detail
 
-/// Moves this rank's block `in` of a tensor of global extents ext, laid out as spec `from`
-/// says, to its block `out` under spec `to` (both blocks row-major, contiguous ranges of one
-/// element type, in the backend's memory: host memory for MPI, device memory for NCCL, where
-/// every copy and collective is enqueued on `stream` and the call returns without waiting
-/// for them, as NCCL's collectives do). Collective over the mesh: every rank calls it with
-/// the same specs and extents. Sizes that do not match the specs, overlapping buffers or a
-/// non-member throw mesh_error before any communication (on every rank with
-/// DEVMESH_CHECK_COLLECTIVES=1, which also checks that the ranks describe the call alike); so
-/// do, on every rank, the pairs plan_redistribute refuses (chunking::padded specs, placements
-/// on an alias), blocks too large for MPI's int counts and integer averages on NCCL. The plan
-/// of two static specs is a compile-time constant (by bytes); of dynamic specs, chosen by
-/// modelled time over the mesh's links for these extents and sizeof(T) and kept by the thread;
-/// in the check mode the ranks also agree on it.
+namespace detail {
+/// redistribute's work: its checks at compile time, its plan, then the executor's call
+/// (`agree`: false for dm::no_call_check).
 template <class Layout, class Comm, class S1, class S2, class E, std::ranges::range In, std::ranges::range Out>
-void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
-                  const basic_sharding<Layout, S2>& to, const E& ext, const In& in, Out&& out,
-                  typename Comm::stream_type stream = {}) {
+void redistribute_call(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
+                       const basic_sharding<Layout, S2>& to, const E& ext, const In& in, Out& out,
+                       typename Comm::stream_type stream, bool agree) {
   using T = std::ranges::range_value_t<Out>;
   // bool elements move as bytes, as any other type; a std::vector<bool> holds no bools to move.
-  constexpr bool bits = detail::packed_bools<In> || detail::packed_bools<Out>;
+  constexpr bool bits = packed_bools<In> || packed_bools<Out>;
   constexpr bool contiguous = std::ranges::contiguous_range<In> && std::ranges::contiguous_range<Out>;
   constexpr bool same_type = std::is_same_v<std::remove_cv_t<std::ranges::range_value_t<In>>, T>;
   constexpr bool writable = !std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<Out>>>;
-  constexpr bool runs = detail::runs_redistribute<Comm, T>;
+  constexpr bool runs = runs_redistribute<Comm, T>;
   static_assert(!bits, "devmesh: redistribute: in and out must be contiguous ranges, and std::vector<bool> is not one "
                        "(it packs its bools into bits): use std::array<bool, N>, a std::unique_ptr<bool[]> or a "
                        "std::span<bool> over bools, or std::vector<std::uint8_t>");
@@ -175,32 +165,74 @@ void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<La
                 "devmesh: redistribute needs a backend with the v-collectives all_to_allv and reduce_scatterv "
                 "and a memory space for its stream type (redistribute/memory.hpp): the MPI and NCCL backends");
   if constexpr (!bits && contiguous && same_type && writable && runs) {  // else one static_assert alone: no cascade
-    detail::require_member(mesh, "redistribute");
+    require_member(mesh, "redistribute");
     from.check(ext), to.check(ext);  // a static spec's misuse is a compile error, a dynamic one's throws
     // A static pair's plan is a constant the compiler computes (by bytes, read in place: no
     // planner in the program, docs/sharding.md); a dynamic pair's is chosen by modelled time over
     // the mesh's links for this tensor and kept by the thread. Refusals throw on every rank.
     const auto& plan = [&]() -> const auto& {
-      if constexpr (detail::plannable_statically<Layout, S1, S2>()) {
-        return detail::kept_plan(from, to);
+      if constexpr (plannable_statically<Layout, S1, S2>()) {
+        return kept_plan(from, to);
       } else {
-        return detail::kept_plan(from, to, plan_model<Layout::ndim_with_aliases>{}.tensor(ext, sizeof(T)),
-                                 mesh.links_key(), [&](auto& model) {
-                                   const auto links = mesh_links(mesh);
-                                   for (int d = 0; d < Layout::ndim; ++d)
-                                     model.links[d] = links[static_cast<std::size_t>(d)].cost;
-                                 });
+        return kept_plan(from, to, plan_model<Layout::ndim_with_aliases>{}.tensor(ext, sizeof(T)), mesh.links_key(),
+                         [&](auto& model) {
+                           const auto links = mesh_links(mesh);
+                           for (int d = 0; d < Layout::ndim; ++d)
+                             model.links[d] = links[static_cast<std::size_t>(d)].cost;
+                         });
       }
     }();
-    const detail::mesh_data_of<Layout> values(mesh.layout());
+    const mesh_data_of<Layout> values(mesh.layout());
     const auto shape = ext.shape();
     const auto &a = from.table(), &b = to.table();
-    detail::redistribute_runtime<Comm>::redistribute(
-        detail::group_site_of(mesh),
-        {values.data(), a, b, detail::plan_data(plan), shape, element_type_of<T>, std::ranges::data(in),
-         std::ranges::size(in), std::ranges::data(out), std::ranges::size(out), detail::specs_on_mesh(mesh, from, to)},
+    redistribute_runtime<Comm>::redistribute(
+        group_site_of(mesh),
+        {values.data(), a, b, plan_data(plan), shape, element_type_of<T>, std::ranges::data(in),
+         std::ranges::size(in), std::ranges::data(out), std::ranges::size(out), specs_on_mesh(mesh, from, to), agree},
         stream);
   }
+}
+
+}  // namespace detail
+
+/// Moves this rank's block `in` of a tensor of global extents ext, laid out as spec `from`
+/// says, to its block `out` under spec `to` (both blocks row-major, contiguous ranges of one
+/// element type, in the backend's memory: host memory for MPI, device memory for NCCL, where
+/// every copy and collective is enqueued on `stream` and the call returns without waiting
+/// for them, as NCCL's collectives do). Collective over the mesh: every rank calls it with
+/// the same specs and extents. Sizes that do not match the specs, overlapping buffers or a
+/// non-member throw mesh_error before any communication, on every rank: by default
+/// (options.check_sharding_calls) the ranks first agree on the call, in one small all-reduce
+/// over the mesh: that none has such an error, that all describe it alike (specs, extents,
+/// element type, plan) and that it is the same call's number on the mesh, else every rank
+/// throws naming who differs. So do, on every rank, the pairs plan_redistribute refuses
+/// (chunking::padded specs, placements on an alias), blocks too large for MPI's int counts
+/// and integer averages on NCCL. The plan
+/// of two static specs is a compile-time constant (by bytes); of dynamic specs, chosen by
+/// modelled time over the mesh's links for these extents and sizeof(T) and kept by the thread;
+/// the agreement covers it.
+template <class Layout, class Comm, class S1, class S2, class E, std::ranges::range In, std::ranges::range Out>
+void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
+                  const basic_sharding<Layout, S2>& to, const E& ext, const In& in, Out&& out,
+                  typename Comm::stream_type stream = {}) {
+  detail::redistribute_call(mesh, from, to, ext, in, out, stream, true);
+}
+
+/// Passed to redistribute, distribute or full_tensor after the buffers: this call skips the
+/// agreement of options.check_sharding_calls (the check mode, DEVMESH_CHECK_COLLECTIVES, still
+/// agrees). Every rank must pass it alike: a rank that agrees waits for the others (bounded).
+struct no_call_check_t {
+  /// Explicit: `{}` is a stream, never this tag.
+  explicit no_call_check_t() = default;
+};
+inline constexpr no_call_check_t no_call_check{};
+
+/// redistribute without the agreement on the call (no_call_check_t).
+template <class Layout, class Comm, class S1, class S2, class E, std::ranges::range In, std::ranges::range Out>
+void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
+                  const basic_sharding<Layout, S2>& to, const E& ext, const In& in, Out&& out, no_call_check_t,
+                  typename Comm::stream_type stream = {}) {
+  detail::redistribute_call(mesh, from, to, ext, in, out, stream, false);
 }
 
 }  // namespace devmesh

@@ -4,6 +4,7 @@
 // exactly when those are equal, whatever their names or history. A typed handle keeps a
 // pointer to each of its dims' entries, so that comm<"tp">() and every collective are a load.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,10 @@ struct comm_entry : channel {
   group_key key;
   std::string options;  // the dim's options (options_key): sharing needs equal ones
   std::shared_ptr<Comm> comm;
+  /// The calls agreed on this group so far: redistribute's agreements and the check mode's
+  /// (not send_next/recv_prev, which are not collective). Their numbers are agreed too: a rank
+  /// whose count differs (a call that threw on it alone before agreeing) is named.
+  mutable std::uint64_t agreed_calls = 0;
 };
 
 }  // namespace devmesh::detail

@@ -93,6 +93,10 @@ DEVMESH_DECL std::chrono::milliseconds timeout_from_env(std::chrono::millisecond
 /// True when DEVMESH_CHECK_COLLECTIVES is set to anything but "", "0", "false" or "off".
 DEVMESH_DECL bool check_collectives_from_env();
 
+/// A switch from the environment: `fallback` when `var` is unset or empty, else its value,
+/// which must be 0 or 1 (anything else: mesh_error naming it, never a guess).
+DEVMESH_DECL bool switch_from_env(const char* var, bool fallback);
+
 namespace detail {
 
 /// Polls `done()` until it is true or `d` passes (then returns false). Non-blocking MPI

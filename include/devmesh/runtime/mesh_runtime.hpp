@@ -183,8 +183,9 @@ struct mesh_runtime {
 
   // ---- calls (runtime/impl/collective_calls.hpp) ----------------------------------------------
   /// For calls made of several collectives (redistribute): every rank of `group` agrees that
-  /// none has a `local_error` and that all describe the call alike (`text`), else every rank
-  /// throws mesh_error naming who failed or differs.
+  /// none has a `local_error` and that all describe the call alike (`text`, and its number
+  /// among the calls agreed on `group`), else every rank throws mesh_error naming who failed
+  /// or differs. One bounded all-reduce.
   static void agree_on_call(state& st, const entry& group, const std::string& text, const std::string& local_error);
   /// A collective on e's communicator made as every collective is made: recorded in the flight
   /// record and, with `watch`, bounded by the watchdog.

@@ -154,6 +154,15 @@ struct device_mesh_options {
   /// root and op, and throws on every rank on a difference. Also on when the environment
   /// has DEVMESH_CHECK_COLLECTIVES=1. Off: one branch per collective.
   bool check_collectives = false;
+  /// redistribute, distribute and full_tensor first agree across the mesh on what the call
+  /// is: both specs, the extents, the element type, the plan, every rank's buffers against
+  /// the specs, and the call's number among those agreed on the mesh's group. A rank that
+  /// differs makes every rank throw mesh_error naming it, before any data moves (PyTorch
+  /// leaves this to the caller: from_local's run_check is off by default). One bounded
+  /// all-reduce of 11 words per call (docs/reliability.md: its cost). Off: false, or
+  /// DEVMESH_CHECK_SHARDING_CALLS=0 (0 or 1; it overrides this), or dm::no_call_check on one
+  /// call. Every rank must give the same (init checks it).
+  bool check_sharding_calls = true;
   /// The watchdog: every collective on the mesh's dims must complete within this bound, or
   /// the mesh's communicators are aborted and every rank that waited throws comm_error
   /// naming the dim, the call and its number on the dim (docs/reliability.md). 0:

@@ -23,6 +23,7 @@ struct root_state : rank_placement {
   device_mesh_options<Comm> options;      // as given, with per-call options added (flatten's)
   std::chrono::milliseconds timeout = default_timeout;  // the bound of devmesh's own steps
   bool check_collectives = false;         // DEVMESH_CHECK_COLLECTIVES or options.check_collectives
+  bool check_sharding_calls = true;       // options.check_sharding_calls, or DEVMESH_CHECK_SHARDING_CALLS
   std::chrono::milliseconds watchdog{0};  // bound of every collective (0: off)
   std::vector<int> node_of_rank;          // node of every world rank, when init discovered them
   layout_view root;                       // the root's layout, for device_mesh::root<M>()

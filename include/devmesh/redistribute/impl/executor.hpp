@@ -19,12 +19,13 @@
 
 namespace devmesh::detail {
 
-/// For calls made of several collectives over a mesh: with the check mode on
-/// (DEVMESH_CHECK_COLLECTIVES=1), or `always`, every rank of the mesh first agrees, in one
-/// bounded step over the whole mesh's group, that none has a `local_error` (else every rank
-/// throws mesh_error naming the failed ranks) and that all describe the call alike (`call()`;
-/// else every rank throws naming who differs). Off, a local_error throws on this rank only, as
-/// a typed collective's checks do.
+/// For calls made of several collectives over a mesh: with `always` (options.check_sharding_calls,
+/// on by default; distribute from a root and check_from_local whatever it says) or the check mode
+/// (DEVMESH_CHECK_COLLECTIVES=1), every rank of the mesh first agrees, in one bounded all-reduce
+/// over the whole mesh's group, that none has a `local_error` (else every rank throws mesh_error
+/// naming the failed ranks) and that all describe the call alike, with its number on the group
+/// (`call()`; else every rank throws naming who differs). Neither: a local_error throws on this
+/// rank only, as a typed collective's checks do.
 template <communicator Comm>
 void agree_on_call(const group_site<Comm>& on, const mesh_data& m, text_ref call, const std::string& local_error,
                    bool always) {
@@ -50,10 +51,11 @@ void redistribute_runtime<Comm>::redistribute(const site& on, const call_data& c
   const auto call = [&] { return call_text(c); };
   check_counts_fit(c, pos, max_count_of<Comm>(), call);  // refused alike on every rank
   check_average_type(c, !std::is_same_v<space, host_memory>, call);  // so are integer averages on NCCL
-  // with the check mode the ranks also agree on the plan (chosen by the links, a rank's own options)
+  // the ranks also agree on the plan (chosen by the links, a rank's own options)
   const auto agreed = [&] { return call_text(c) + ", plan " + plan_summary(c); };
   agree_on_call(on, c.mesh, agreed,
-                blocks_error(c, pos, on.state.world_rank, call, c.from, c.to, c.in, c.n_in, c.out, c.n_out), false);
+                blocks_error(c, pos, on.state.world_rank, call, c.from, c.to, c.in, c.n_in, c.out, c.n_out),
+                c.agree && on.state.check_sharding_calls);
   const step_run<Comm> r{on, c.mesh, pos, c.extents, c.type};
   with_step_buffers<space>(s, c.type.size, [&](auto& b) {
     run_plan(r, c.plan, {static_cast<const std::byte*>(c.in), c.n_in}, {static_cast<std::byte*>(c.out), c.n_out}, b);

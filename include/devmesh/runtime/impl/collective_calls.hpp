@@ -50,7 +50,8 @@ template <communicator Comm>
 void agree_on(const dim_site<Comm>& on, call what, element_type t, std::size_t ns, std::size_t nr, long long root,
               int reduction) {
   if (on.check) [[unlikely]]
-    check_call(on.comm(), signature(what, t, ns, nr, root, reduction), t.name, on.where(), on.state.start_step());
+    check_call(on.comm(), signature(what, t, ns, nr, root, reduction, ++on.entry.agreed_calls), t.name, on.where(),
+               on.state.start_step());
 }
 /// Makes the call (`issue(watch...)`) as every collective is made: recorded in the root's
 /// flight record (`type`: the element type's name, empty for none) and, under the watchdog,
@@ -65,11 +66,14 @@ void run(const dim_site<Comm>& on, std::string_view what, std::string_view type,
 template <communicator Comm>
 void mesh_runtime<Comm>::agree_on_call(state& st, const entry& group, const std::string& text,
                                        const std::string& local_error) {
-  const Comm& c = *group.comm;
   const deadline dl = st.start_step();
-  const std::string step = text + " (DEVMESH_CHECK_COLLECTIVES)";
-  agree(c, local_error, step, dl);
-  check_same(c, descriptor::of_text(text), step, dl);
+  // the call's number on the group: a rank one call behind or ahead differs (call #n)
+  std::string_view what = text;
+  if (what.starts_with("devmesh: ")) what.remove_prefix(9);
+  descriptor mine = descriptor::of_text("call #" + std::to_string(++group.agreed_calls) + ": " + std::string(what));
+  mine.subject = "the call";
+  const step_outcome checked[] = {{text, local_error}};
+  agree_all(*group.comm, text, checked, &mine, {}, dl);  // one all-reduce of agreement_words
 }
 
 template <communicator Comm>

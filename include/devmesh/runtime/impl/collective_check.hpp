@@ -2,9 +2,10 @@
 // or device_mesh_options::check_collectives).
 //
 // Before each collective, the ranks of its group agree on what they are about to do: the
-// operation, the element type, the count(s), the root and the reduction op. One all-reduce
-// of 14 words on the dim's own communicator (in order with the collectives, so the checks
-// of all ranks match each other), bounded by the mesh's deadline. On a difference, every
+// operation, the element type, the count(s), the root, the reduction op and the call's number
+// on the dim (a rank a call behind or ahead is named). One all-reduce of 16 words on the dim's
+// own communicator (in order with the collectives, so the checks of all ranks match each
+// other), bounded by the mesh's deadline. On a difference, every
 // rank of the group throws mesh_error naming the ranks and what differs, and the
 // communicator stays usable. Off, it costs one predictable branch per collective.
 #pragma once
@@ -32,8 +33,9 @@ struct call_signature {
   std::uint64_t root = 0;       // root, or shift's displacement
   std::uint64_t reduction = 0;  // op + 1 (0: none), or shift's periodic flag
   std::uint64_t type_size = 0;
+  std::uint64_t number = 0;     // the call's number among those agreed on the dim, from 1
 };
-inline constexpr int signature_words = 7;
+inline constexpr int signature_words = 8;
 static_assert(sizeof(call_signature) == signature_words * sizeof(std::uint64_t));
 inline constexpr const char* call_names[] = {"all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter",
                                              "all_to_all", "barrier",  "shift"};
@@ -41,9 +43,9 @@ enum class call : std::uint64_t { all_reduce, reduce, broadcast, all_gather, red
 
 /// What a rank calls: `what` over elements of type t.
 inline call_signature signature(call what, element_type t, std::size_t n_send, std::size_t n_recv, long long root,
-                                int reduction) {
+                                int reduction, std::uint64_t number) {
   return {static_cast<std::uint64_t>(what),  sha256(t.name)[0], n_send, n_recv,
-          static_cast<std::uint64_t>(root), static_cast<std::uint64_t>(reduction), t.size};
+          static_cast<std::uint64_t>(root), static_cast<std::uint64_t>(reduction), t.size, number};
 }
 
 /// "count: rank 1 has 4, ranks 0,2-3 have 8"
@@ -76,6 +78,9 @@ std::string describe_mismatch(const Comm& c, const call_signature& s, std::strin
   auto add = [&](std::string part) {
     if (!part.empty()) out += (out.empty() ? "" : "; ") + part;
   };
+  add(field_difference("call number on the dim", column([&](std::size_t r) {
+        return std::string("#") += std::to_string(all[r].number);  // not "#" + ...: g++ 12 -O3's -Wrestrict
+      })));
   add(field_difference("operation", column([&](std::size_t r) { return std::string(call_names[all[r].operation % 8]); })));
   add(field_difference("element type", column([&](std::size_t r) { return types[r]; })));
   add(field_difference("count", column([&](std::size_t r) { return std::to_string(all[r].count); })));

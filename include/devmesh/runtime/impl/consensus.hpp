@@ -139,6 +139,8 @@ struct descriptor {
   /// of the agreement, e.g. while another step's messages are in flight.
   digest sealed{};
   bool is_sealed = false;
+  /// What a mismatch says the ranks disagree on.
+  std::string_view subject = "the device mesh";
 
   /// A descriptor that is its own text (e.g. the nodes every rank found).
   template <class = void>
@@ -184,10 +186,11 @@ template <communicator Comm>
   auto of = [&](const std::vector<std::string>& texts, const std::vector<int>& g) -> const std::string& {
     return texts[static_cast<std::size_t>(g[0])];
   };
-  std::string msg = devmesh_prefixed(step) + ": the ranks disagree on the device mesh: ";
+  std::string msg = devmesh_prefixed(step) + ": the ranks disagree on " + std::string(mine.subject) + ": ";
   for (std::size_t g = 0; g < groups.size(); ++g)
     msg += (g ? "; " : "") + ranks_phrase(groups[g]) + (groups[g].size() == 1 ? " has " : " have ") +
            of(summaries, groups[g]);
+  if (mine.mesh.names.empty() && mine.details.empty()) throw mesh_error(msg + ".");  // a text: it is all there is
   msg += ". Details: ";
   for (std::size_t g = 0; g < groups.size(); ++g)
     msg += (g ? "; " : "") + ranks_phrase(groups[g]) + ": " + of(details, groups[g]);

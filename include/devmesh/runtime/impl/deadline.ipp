@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "../deadline.hpp"
@@ -76,6 +77,14 @@ DEVMESH_DECL bool check_collectives_from_env() {
   if (!v) return false;
   const std::string s = v;
   return !(s.empty() || s == "0" || s == "false" || s == "off" || s == "OFF" || s == "False");
+}
+
+DEVMESH_DECL bool switch_from_env(const char* var, bool fallback) {
+  const char* v = std::getenv(var);
+  if (!v || !*v) return fallback;
+  const std::string_view s = v;
+  if (s == "0" || s == "1") return s == "1";
+  throw mesh_error("devmesh: " + std::string(var) + "='" + std::string(s) + "' is not a switch: 0 (off) or 1 (on)");
 }
 
 namespace detail {

@@ -26,9 +26,12 @@ inline descriptor describe(const layout_description& m, std::string details) {
 /// What every rank must agree on besides the layout: the backend, the mode, the contract
 /// settings and the backend options that can describe themselves.
 template <communicator Comm>
-std::string options_descriptor(const device_mesh_options<Comm>& o, bool check_collectives, std::string_view how) {
+std::string options_descriptor(const device_mesh_options<Comm>& o, bool check_collectives, bool check_sharding_calls,
+                               std::string_view how) {
   std::string s = "[" + std::string(Comm::backend_name()) + ", " + std::string(how) + (o.lazy ? ", lazy" : "") +
-                  (check_collectives ? ", check_collectives" : "") + (o.share_equal_groups ? ", share_equal_groups" : "");
+                  (check_collectives ? ", check_collectives" : "") +
+                  (check_sharding_calls ? "" : ", no check_sharding_calls") +
+                  (o.share_equal_groups ? ", share_equal_groups" : "");
   const std::string def = describe_options(o.defaults);
   if (!def.empty()) s += ", options " + def;
   for (const auto& [name, opts] : o.per_dim) {

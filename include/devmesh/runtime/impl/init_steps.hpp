@@ -117,7 +117,7 @@ local_checks check_locally(const mesh_state<C>& st, const layout_description* la
                 std::to_string(v.root_size) + " ranks, the world " + std::to_string(st.world_size);
   else if (out.error.empty())
     out.error = placement_error(st, v.root_size, how);
-  out.mine = describe(*layout, options_descriptor(st.options, st.check_collectives, how));
+  out.mine = describe(*layout, options_descriptor(st.options, st.check_collectives, st.check_sharding_calls, how));
   out.mine.seal();
   return out;
 }
@@ -139,6 +139,7 @@ std::shared_ptr<mesh_state<C>> new_state(world_arg<C> world, device_mesh_options
   st->world_rank = st->world->rank();
   st->world_size = st->world->size();
   st->check_collectives = options.check_collectives || check_collectives_from_env();
+  st->check_sharding_calls = switch_from_env("DEVMESH_CHECK_SHARDING_CALLS", options.check_sharding_calls);
   start_recording(*st, options);
   st->options = std::move(options);
   const deadline dl = st->start_step();

@@ -49,8 +49,9 @@ Comm mesh_runtime<Comm>::subgroup(state& st, const layout_ref& layout, int d, st
   const dim_groups g = groups_of(m.view, d);
   std::vector<int> chosen;
   const std::string refused = chosen_local_ranks(picks, g.size(), what, g.name, chosen);
-  std::string text = "the subgroups of dim " + g.name + " at local ranks";
-  for (int q : chosen) text += " " + std::to_string(q);
+  std::string text = "the subgroups of dim ";  // appended: g++ 12 -O3 warns (-Wrestrict) on "..." + string&&
+  (text += g.name) += " at local ranks";
+  for (int q : chosen) (text += ' ') += std::to_string(q);
   const std::string step = std::string(what) + ": " + text.substr(4);
   const deadline dl = s.start_step();
   const step_outcome mine[] = {{step, refused}};
