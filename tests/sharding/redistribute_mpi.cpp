@@ -470,13 +470,15 @@ TEST_CASE("no_call_check (per call) and options.check_sharding_calls = false: no
   CHECK(refused.find("no check_sharding_calls") != std::string::npos);
 }
 
-TEST_CASE("DEVMESH_CHECK_SHARDING_CALLS: 0 or 1, overriding the option; anything else is an error at init naming it") {
+TEST_CASE("DEVMESH_CHECK_SHARDING_CALLS: 0 or 1, overriding the option; anything else is an error at init on every "
+          "rank, naming it") {
   if (test::world_size() != 8) return test::skip("a mesh of 8 ranks");
   using rows = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>>;
   using both = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<1>>>;
-  ::setenv("DEVMESH_CHECK_SHARDING_CALLS", "yes", 1);
+  if (test::world_rank() == 3) ::setenv("DEVMESH_CHECK_SHARDING_CALLS", "yes", 1);  // one rank alone: agreed
   CHECK_THROWS_WITH_AS(dm::init_device_mesh(dm::mpi::world(), mesh24{}),
-                       doctest::Contains("DEVMESH_CHECK_SHARDING_CALLS='yes' is not a switch: 0 (off) or 1 (on)"),
+                       doctest::Contains("rank 3: devmesh: DEVMESH_CHECK_SHARDING_CALLS='yes' is not a switch: 0 (off) "
+                                         "or 1 (on)"),
                        dm::mesh_error);
   ::setenv("DEVMESH_CHECK_SHARDING_CALLS", "1", 1);
   dm::device_mesh_options<dm::mpi::communicator> off;

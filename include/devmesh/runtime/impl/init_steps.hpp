@@ -67,6 +67,7 @@ std::string resolve_options(mesh_state<C>& st, const device_mesh_options<C>& o, 
   try {
     st.timeout = o.resolved_timeout();
     st.watchdog = o.resolved_watchdog();
+    st.check_sharding_calls = switch_from_env("DEVMESH_CHECK_SHARDING_CALLS", o.check_sharding_calls);
     entries = o.flight_record_entries >= 0
                   ? static_cast<std::size_t>(o.flight_record_entries)
                   : count_from_env("DEVMESH_FLIGHT_RECORD_ENTRIES", default_flight_record_entries);
@@ -139,7 +140,6 @@ std::shared_ptr<mesh_state<C>> new_state(world_arg<C> world, device_mesh_options
   st->world_rank = st->world->rank();
   st->world_size = st->world->size();
   st->check_collectives = options.check_collectives || check_collectives_from_env();
-  st->check_sharding_calls = switch_from_env("DEVMESH_CHECK_SHARDING_CALLS", options.check_sharding_calls);
   start_recording(*st, options);
   st->options = std::move(options);
   const deadline dl = st->start_step();
