@@ -207,10 +207,9 @@ void redistribute_call(const device_mesh<Layout, Comm>& mesh, const basic_shardi
 /// element type, plan) and that it is the same call's number on the mesh, else every rank
 /// throws naming who differs. So do, on every rank, the pairs plan_redistribute refuses
 /// (chunking::padded specs, placements on an alias), blocks too large for MPI's int counts
-/// and integer averages on NCCL. The plan
-/// of two static specs is a compile-time constant (by bytes); of dynamic specs, chosen by
-/// modelled time over the mesh's links for these extents and sizeof(T) and kept by the thread;
-/// the agreement covers it.
+/// and integer averages on NCCL. The plan of two static specs is a compile-time constant (by
+/// bytes); of dynamic specs, chosen by modelled time over the mesh's links for these extents
+/// and sizeof(T) and kept by the thread; the agreement covers it.
 template <class Layout, class Comm, class S1, class S2, class E, std::ranges::range In, std::ranges::range Out>
 void redistribute(const device_mesh<Layout, Comm>& mesh, const basic_sharding<Layout, S1>& from,
                   const basic_sharding<Layout, S2>& to, const E& ext, const In& in, Out&& out,
