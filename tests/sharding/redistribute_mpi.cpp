@@ -454,6 +454,15 @@ TEST_CASE("no_call_check (per call) and options.check_sharding_calls = false: no
   const std::string steps = "all_to_allv on dp; all_to_allv on dp; ";  // distribute: local steps alone
   CHECK(run(mesh, dm::no_call_check) == steps);  // the steps alone: the agreement is not recorded either way
   CHECK(run(mesh) == steps);
+  // Only the three calls without no_call_check agreed: the next agreed call is #4 (#7 had all six
+  // agreed; checked: with redistribute's no_call_check agreeing, this said #5).
+  std::vector<double> in(32), out(16), quarter(8);
+  const auto other_spec = [&] {
+    using both = dm::sharding<mesh24, dm::on<"dp", dm::shard<0>>, dm::on<"tp", dm::shard<1>>>;
+    if (mesh.position() == 3) return dm::redistribute(mesh, rows{}, both{}, ext, in, quarter);
+    dm::redistribute(mesh, rows{}, cols{}, ext, in, out);
+  };
+  CHECK_THROWS_WITH_AS(other_spec(), doctest::Contains("rank 3 has call #4: "), dm::mesh_error);
   dm::device_mesh_options<dm::mpi::communicator> off;
   off.check_sharding_calls = false;
   CHECK(run(dm::init_device_mesh(dm::mpi::world(), mesh24{}, off)) == steps);
